@@ -1,0 +1,1 @@
+"""Theorem files, results files and reports: the user-facing data formats."""

@@ -1,0 +1,117 @@
+"""Reading theorem files (JSONL, one theorem a line) with errors that name file, line, field.
+
+Fields: ``name`` (required, unique), ``statement`` (required; ``formal_statement`` is
+accepted as a synonym, as in miniF2F files), ``header`` (optional). Every other field is
+kept and copied to the results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from proofsearch.theorem import Theorem
+
+
+class TheoremLine(BaseModel):
+    """The schema of one line of a theorem file."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    name: str = Field(min_length=1)
+    statement: str = Field(min_length=1)
+    header: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _synonyms(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "statement" not in data and "formal_statement" in data:
+            data = dict(data)
+            data["statement"] = data.pop("formal_statement")
+        return data
+
+
+@dataclass(frozen=True)
+class InvalidLine:
+    """A line that could not be read, and why."""
+
+    source: str
+    line: int
+    field: str
+    message: str
+    name: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: field '{self.field}': {self.message}"
+
+
+@dataclass
+class TheoremFile:
+    """The theorems of a file, and the lines that were rejected."""
+
+    theorems: list[Theorem] = field(default_factory=list)
+    invalid: list[InvalidLine] = field(default_factory=list)
+
+
+def parse_theorem_lines(lines: Iterable[str], source: str) -> TheoremFile:
+    """Parse JSONL text; every bad line is reported, none is dropped silently."""
+    result = TheoremFile()
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            result.invalid.append(InvalidLine(source, number, "(line)", f"invalid JSON: {exc}"))
+            continue
+        if not isinstance(data, dict):
+            result.invalid.append(InvalidLine(source, number, "(line)", "expected a JSON object"))
+            continue
+        raw_name = data.get("name") if isinstance(data.get("name"), str) else None
+        try:
+            line = TheoremLine.model_validate(data)
+        except ValidationError as exc:
+            for error in exc.errors():
+                where = ".".join(str(part) for part in error["loc"]) or "(line)"
+                if where == "statement" and error["type"] == "missing":
+                    message = "missing (give 'statement' or 'formal_statement')"
+                else:
+                    message = error["msg"]
+                result.invalid.append(InvalidLine(source, number, where, message, raw_name))
+            continue
+        if line.name in seen:
+            result.invalid.append(
+                InvalidLine(
+                    source,
+                    number,
+                    "name",
+                    f"duplicate name {line.name!r} (first on line {seen[line.name]})",
+                    line.name,
+                )  # fmt: skip
+            )
+            continue
+        seen[line.name] = number
+        extra = dict(line.model_extra or {})
+        result.theorems.append(
+            Theorem(
+                name=line.name,
+                statement=line.statement,
+                header=line.header,
+                extra=extra,
+                source=f"{source}:{number}",
+            )
+        )
+    return result
+
+
+def load_theorems(path: str | Path) -> TheoremFile:
+    """Read a theorem file; an unreadable file raises ``OSError``."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        return parse_theorem_lines(handle, str(path))

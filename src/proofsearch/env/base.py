@@ -1,0 +1,135 @@
+"""The prover interface: open a theorem, apply a tactic to a state, check a proof.
+
+The search layer sees only these types. A backend keeps whatever it needs to find a
+state again (a Coq state id, a Lean proof-state id) in :attr:`ProofState.handle`, and
+the tactic path from the root in :attr:`ProofState.path`, so that it can rebuild any
+state after its process dies.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from proofsearch.theorem import Theorem
+
+
+class EnvError(Exception):
+    """The prover could not open a theorem or run at all (bad header, missing binary)."""
+
+
+@dataclass(frozen=True)
+class ProofState:
+    """An open proof state.
+
+    ``goals`` are the focused goals as text (hypotheses, then the target), which is what
+    a tactic generator sees. ``key`` is canonical: two states with the same key are the
+    same state (all goal lists included) and the search merges them.
+    """
+
+    goals: tuple[str, ...]
+    key: str
+    path: tuple[str, ...] = ()
+    handle: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The goals as one string, separated by blank lines."""
+        return "\n\n".join(self.goals)
+
+
+@dataclass(frozen=True)
+class Proved:
+    """The tactic closed the proof; ``path`` is the whole proof from the root."""
+
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TacticError:
+    """The prover rejected the tactic (or the guard did), with its message."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class TacticTimeout:
+    """The tactic ran past its time limit."""
+
+    message: str = "timeout"
+
+
+Outcome = ProofState | Proved | TacticError | TacticTimeout
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict of re-checking a whole proof from scratch."""
+
+    ok: bool
+    message: str = ""
+    axioms: tuple[str, ...] = ()
+
+
+@dataclass
+class ProverStats:
+    """Counters a backend keeps, for benchmarks and progress displays."""
+
+    applications: int = 0
+    restarts: int = 0
+    prover_seconds: float = 0.0
+
+
+class ProofSession(ABC):
+    """One theorem opened in a prover. Any state of the session can be extended."""
+
+    theorem: Theorem
+    root: ProofState
+
+    @abstractmethod
+    def apply(self, state: ProofState, tactic: str, timeout: float | None = None) -> Outcome:
+        """Run ``tactic`` on ``state`` under a time limit in seconds."""
+
+    def apply_all(
+        self, state: ProofState, tactics: Sequence[str], timeout: float | None = None
+    ) -> list[Outcome]:
+        """Run each tactic on the same state; backends override this to pipeline."""
+        return [self.apply(state, tactic, timeout) for tactic in tactics]
+
+    def close(self) -> None:
+        """Release what the session holds (the prover's processes stay for reuse)."""
+
+    def __enter__(self) -> ProofSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Prover(ABC):
+    """A prover backend: owns its processes, opens theorems, re-checks proofs."""
+
+    name: ClassVar[str]
+    stats: ProverStats
+
+    @abstractmethod
+    def open(self, theorem: Theorem) -> ProofSession:
+        """Open ``theorem`` and return a session whose ``root`` is its initial state.
+
+        Raises :class:`EnvError` when the header or statement is rejected.
+        """
+
+    @abstractmethod
+    def check(self, theorem: Theorem, proof: Sequence[str]) -> CheckResult:
+        """Re-check ``proof`` from scratch in a fresh prover process."""
+
+    def close(self) -> None:
+        """Stop every process this prover started."""
+
+    def __enter__(self) -> Prover:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

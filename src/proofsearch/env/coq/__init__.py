@@ -1,0 +1,5 @@
+"""Coq backend over coqidetop's XML protocol (Coq 8.16)."""
+
+from proofsearch.env.coq.backend import CoqConfig, CoqProver, CoqSession
+
+__all__ = ["CoqConfig", "CoqProver", "CoqSession"]

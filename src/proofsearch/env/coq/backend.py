@@ -1,0 +1,506 @@
+"""The Coq backend: :class:`CoqProver` and its sessions, over one coqidetop process.
+
+coqidetop's states form a line, not a tree: ``Edit_at`` back to a state throws away
+every later one. The prover therefore keeps the *line* of sentences it has run (header
+sentences, statement, tactics) with their state ids, and reaches any search node by
+going back to the longest common prefix and replaying the rest. The same mechanism
+shares a header between theorems (and a file's prefix between its lemmas): only the
+sentences that differ are run.
+
+Siblings are cheap: every candidate tactic of an expansion is sent in one write as
+``Add``/``Goal``/``Edit_at`` triples. A tactic that hangs past its limit, a dead process
+or an anomaly costs a restart; the line is rebuilt on demand, and the search goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from proofsearch.env.base import (
+    CheckResult,
+    EnvError,
+    Outcome,
+    ProofSession,
+    ProofState,
+    Proved,
+    Prover,
+    ProverStats,
+    TacticError,
+    TacticTimeout,
+)
+from proofsearch.env.coq import xml
+from proofsearch.env.coq.checker import check_proof, statement_name
+from proofsearch.env.coq.guard import TacticRejected, check_tactic
+from proofsearch.env.coq.idetop import (
+    ANOMALY,
+    Call,
+    CallsInterrupted,
+    CoqIdeTop,
+    Reply,
+    ReplyTimeout,
+)
+from proofsearch.env.coq.sentences import SentenceError, split_sentences
+from proofsearch.theorem import Theorem
+
+#: Time limit for calls that only parse or move the tip (``Add``, ``Edit_at``).
+_BOOKKEEPING_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class CoqConfig:
+    """Options of the Coq backend (all plain values, so they travel to Ray actors)."""
+
+    binary: str = "coqidetop.opt"
+    coqc: str = "coqc"
+    #: Extra arguments for coqidetop and coqc, e.g. ``("-R", "theories", "MyLib")``.
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    #: Per-tactic limit, passed to Coq as ``Timeout N`` (whole seconds, at least 1).
+    tactic_timeout: float = 5.0
+    #: Extra wall-clock seconds before a tactic that ignores ``Timeout`` gets its
+    #: process killed.
+    kill_grace: float = 3.0
+    #: Address-space cap of each Coq process, in MiB (``vm_compute`` on a big term
+    #: otherwise eats the machine).
+    memory_limit_mb: int = 4096
+    #: Time limit of the from-scratch ``coqc`` re-check.
+    check_timeout: float = 300.0
+    #: Axioms a proof may rest on (besides those listed per theorem).
+    allowed_axioms: tuple[str, ...] = ()
+    #: Words added to / taken out of the tactic deny-list.
+    denied_words: tuple[str, ...] = ()
+    allowed_words: tuple[str, ...] = ()
+    #: Printing width, wide so that a goal comes on few lines.
+    printing_width: int = 1000
+
+    @property
+    def memory_limit(self) -> int | None:
+        return self.memory_limit_mb * 1024 * 1024 if self.memory_limit_mb > 0 else None
+
+
+def _state_key(goals: xml.Goals) -> str:
+    parts = []
+    for label, goal_list in (
+        ("F", goals.focused),
+        ("B", goals.background),
+        ("S", goals.shelved),
+        ("G", goals.given_up),
+    ):
+        parts.extend(f"{label}\x1f{goal.render()}" for goal in goal_list)
+    return hashlib.blake2b("\x1e".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def _is_timeout(message: str) -> bool:
+    return message.strip().rstrip("!.").lower() in {"timeout", "tactic timeout"}
+
+
+def _is_fatal(message: str) -> bool:
+    """Messages after which the process is not trusted any more."""
+    return bool(ANOMALY.search(message)) or "Out of memory" in message
+
+
+class _LineBroken(Exception):
+    """Replaying a sentence of the line failed (index into the target, message)."""
+
+    def __init__(self, index: int, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.index = index
+        self.message = message
+        self.timed_out = timed_out
+
+
+@dataclass
+class _Line:
+    """Sentences run since the process's root state, with the state each one made."""
+
+    sentences: list[str] = field(default_factory=list)
+    states: list[int] = field(default_factory=list)
+
+
+class CoqProver(Prover):
+    """Coq 8.16 through coqidetop's XML protocol."""
+
+    name: ClassVar[str] = "coq"
+
+    def __init__(self, config: CoqConfig | None = None) -> None:
+        self.config = config or CoqConfig()
+        self.stats = ProverStats()
+        self._top: CoqIdeTop | None = None
+        self._line = _Line()
+        self._header_cache: dict[str, tuple[str, ...]] = {}
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> CoqProver:
+        fields = CoqConfig.__dataclass_fields__
+        unknown = set(options) - set(fields)
+        if unknown:
+            raise ValueError(f"unknown Coq options: {', '.join(sorted(unknown))}")
+        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+        return cls(CoqConfig(**converted))
+
+    # -- process -----------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        """The pid of the live coqidetop, if any (tests use it to kill it)."""
+        return self._top.pid if self._top else None
+
+    def _process(self) -> CoqIdeTop:
+        if self._top is None or not self._top.process.alive():
+            if self._top is not None:
+                self._top.close()
+                self.stats.restarts += 1
+            self._top = CoqIdeTop(
+                self.config.binary,
+                self.config.args,
+                memory_limit=self.config.memory_limit,
+                cwd=self.config.cwd,
+            )
+            self._line = _Line()
+            self._top.calls(
+                [
+                    Call(
+                        xml.set_int_option_call(("Printing", "Width"), self.config.printing_width),
+                        _BOOKKEEPING_TIMEOUT,
+                    )
+                ]
+            )
+        return self._top
+
+    def restart(self) -> None:
+        """Kill the process; the next call starts a fresh one and rebuilds the line."""
+        if self._top is not None:
+            self._top.close()
+            self._top = None
+            self.stats.restarts += 1
+        self._line = _Line()
+
+    def close(self) -> None:
+        if self._top is not None:
+            self._top.close()
+            self._top = None
+        self._line = _Line()
+
+    def _calls(self, calls: Sequence[Call]) -> list[Reply]:
+        top = self._process()
+        start = time.perf_counter()
+        try:
+            return top.calls(calls)
+        finally:
+            self.stats.prover_seconds += time.perf_counter() - start
+
+    # -- the line ----------------------------------------------------------------
+
+    def _tip(self) -> int:
+        assert self._top is not None
+        return self._line.states[-1] if self._line.states else self._top.root_state
+
+    def _edit_to(self, keep: int) -> None:
+        """Cut the line to its first ``keep`` sentences."""
+        if keep == len(self._line.sentences):
+            return
+        del self._line.sentences[keep:]
+        del self._line.states[keep:]
+        reply = self._calls([Call(xml.edit_at_call(self._tip()), _BOOKKEEPING_TIMEOUT)])[0]
+        if not reply.good:
+            raise EnvError(f"Edit_at failed: {reply.message}")
+
+    def _sync(self, target: Sequence[str], timeouts: Sequence[float | None]) -> int:
+        """Make the line equal ``target`` and return the tip's state id.
+
+        Raises :class:`_LineBroken` with the index of the first sentence that fails.
+        """
+        self._process()
+        common = 0
+        limit = min(len(target), len(self._line.sentences))
+        while common < limit and self._line.sentences[common] == target[common]:
+            common += 1
+        self._edit_to(common)
+        if common == len(target):
+            return self._tip()
+        for index in range(common, len(target)):
+            reply = self._calls(
+                [Call(xml.add_call(target[index], self._tip()), _BOOKKEEPING_TIMEOUT)]
+            )[0]
+            if not reply.good:
+                self._edit_to(len(self._line.sentences))
+                raise _LineBroken(index, reply.message)
+            state = reply.value.find("pair/state_id")
+            assert state is not None
+            self._line.sentences.append(target[index])
+            self._line.states.append(int(state.get("val", "0")))
+        limit_s = sum(t for t in timeouts[common:] if t is not None) or None
+        try:
+            reply = self._calls([Call(xml.goal_call(), limit_s)])[0]
+        except ReplyTimeout:
+            self.restart()
+            raise _LineBroken(common, "replay timed out", timed_out=True) from None
+        if reply.good:
+            return self._tip()
+        return self._recover(reply)
+
+    def _recover(self, reply: Reply) -> int:
+        """After a failed execution, cut the line at the last good state and report."""
+        good = reply.value.find("state_id")
+        good_id = int(good.get("val", "0")) if good is not None else 0
+        keep = self._line.states.index(good_id) + 1 if good_id in self._line.states else 0
+        failing = keep
+        del self._line.sentences[keep:]
+        del self._line.states[keep:]
+        edit = self._calls([Call(xml.edit_at_call(self._tip()), _BOOKKEEPING_TIMEOUT)])[0]
+        if not edit.good:
+            self.restart()
+        raise _LineBroken(failing, reply.message)
+
+    # -- the interface -----------------------------------------------------------
+
+    def header_sentences(self, header: str) -> tuple[str, ...]:
+        """The header split into sentences (cached: many theorems share a header)."""
+        cached = self._header_cache.get(header)
+        if cached is None:
+            try:
+                cached = tuple(s.text for s in split_sentences(header))
+            except SentenceError as exc:
+                raise EnvError(f"cannot split the header: {exc}") from None
+            self._header_cache[header] = cached
+        return cached
+
+    def open(self, theorem: Theorem) -> CoqSession:
+        header = self.header_sentences(theorem.header)
+        try:
+            statement = [s.text for s in split_sentences(theorem.statement)]
+        except SentenceError as exc:
+            raise EnvError(f"cannot read the statement: {exc}") from None
+        if len(statement) != 1:
+            raise EnvError("the statement must be exactly one sentence ending in '.'")
+        if statement_name(statement[0]) is None:
+            raise EnvError("the statement must declare a theorem (Theorem/Lemma/... NAME : TYPE.)")
+        prefix = (*header, statement[0])
+        timeouts = [None] * len(prefix)
+        for attempt in range(2):
+            try:
+                self._sync(prefix, timeouts)
+                break
+            except _LineBroken as exc:
+                if exc.index < len(header):
+                    raise EnvError(
+                        f"header sentence {exc.index + 1} failed: {exc.message}"
+                        f" (sentence: {header[exc.index][:200]!r})"
+                    ) from None
+                raise EnvError(f"statement rejected: {exc.message}") from None
+            except (ReplyTimeout, CallsInterrupted) as exc:
+                self.restart()
+                if attempt:
+                    raise EnvError(f"coqidetop failed while opening: {exc}") from None
+        goals = self._goals()
+        if goals is None:
+            raise EnvError("the statement did not open a proof")
+        root = ProofState(tuple(g.render() for g in goals.focused), _state_key(goals), ())
+        return CoqSession(self, theorem, prefix, root)
+
+    def _goals(self) -> xml.Goals | None:
+        reply = self._calls([Call(xml.goal_call(), _BOOKKEEPING_TIMEOUT)])[0]
+        if not reply.good:
+            raise EnvError(f"Goal failed: {reply.message}")
+        return xml.parse_goals(reply.value)
+
+    def check(self, theorem: Theorem, proof: Sequence[str]) -> CheckResult:
+        allowed = list(self.config.allowed_axioms)
+        allowed += list(theorem.extra.get("allowed_axioms") or [])
+        for tactic in proof:
+            try:
+                self.check_tactic(tactic)
+            except TacticRejected as exc:
+                return CheckResult(False, f"tactic {tactic!r} rejected: {exc}")
+        return check_proof(
+            theorem.header,
+            theorem.statement,
+            proof,
+            coqc=self.config.coqc,
+            args=self.config.args,
+            timeout=self.config.check_timeout,
+            memory_limit=self.config.memory_limit,
+            allowed_axioms=allowed,
+        )
+
+    def check_tactic(self, tactic: str) -> str:
+        return check_tactic(tactic, self.config.denied_words, self.config.allowed_words)
+
+    def tactic_limit(self, timeout: float | None) -> int:
+        return max(1, math.ceil(timeout if timeout is not None else self.config.tactic_timeout))
+
+
+class CoqSession(ProofSession):
+    """One theorem opened in a :class:`CoqProver`."""
+
+    def __init__(
+        self, prover: CoqProver, theorem: Theorem, prefix: tuple[str, ...], root: ProofState
+    ) -> None:
+        self.prover = prover
+        self.theorem = theorem
+        self.prefix = prefix
+        self.root = root
+
+    def apply(self, state: ProofState, tactic: str, timeout: float | None = None) -> Outcome:
+        return self.apply_all(state, [tactic], timeout)[0]
+
+    def apply_all(
+        self, state: ProofState, tactics: Sequence[str], timeout: float | None = None
+    ) -> list[Outcome]:
+        prover = self.prover
+        limit = prover.tactic_limit(timeout)
+        outcomes: dict[int, Outcome] = {}
+        sentences: dict[int, str] = {}
+        for index, tactic in enumerate(tactics):
+            try:
+                sentences[index] = prover.check_tactic(tactic)
+            except TacticRejected as exc:
+                outcomes[index] = TacticError(f"rejected: {exc}")
+        pending = [i for i in range(len(tactics)) if i not in outcomes]
+        attempts = 0
+        while pending:
+            done = self._run_batch(state, pending, sentences, limit, outcomes)
+            pending = [i for i in pending if i not in outcomes]
+            if not done:
+                attempts += 1
+                if attempts > 3:
+                    for i in pending:
+                        outcomes[i] = TacticError("coqidetop keeps failing")
+                    break
+        prover.stats.applications += len(tactics)
+        return [outcomes[i] for i in range(len(tactics))]
+
+    def _node_line(self, state: ProofState) -> list[str]:
+        return [*self.prefix, *(self._wrap(t, None) for t in state.path)]
+
+    def _wrap(self, tactic: str, limit: int | None) -> str:
+        return f"Timeout {limit or self.prover.tactic_limit(None)} ({tactic})."
+
+    def _reach(self, state: ProofState) -> int:
+        """Make ``state`` the tip (replaying its path) and return its state id."""
+        line = self._node_line(state)
+        guard = self.prover.config.tactic_timeout + self.prover.config.kill_grace
+        timeouts = [None] * len(self.prefix) + [guard] * len(state.path)
+        return self.prover._sync(line, timeouts)
+
+    def _run_batch(
+        self,
+        state: ProofState,
+        pending: list[int],
+        sentences: dict[int, str],
+        limit: int,
+        outcomes: dict[int, Outcome],
+    ) -> bool:
+        """Run the pending tactics as one pipelined batch; False if it had to stop early."""
+        prover = self.prover
+        try:
+            tip = self._reach(state)
+        except _LineBroken as exc:
+            message = "replaying the path " + ("timed out" if exc.timed_out else "failed")
+            for i in pending:
+                outcomes[i] = TacticError(f"{message}: {exc.message}")
+            return True
+        except (ReplyTimeout, CallsInterrupted):
+            prover.restart()
+            return False
+        guard = limit + prover.config.kill_grace
+        calls: list[Call] = []
+        for i in pending:
+            calls += [
+                Call(xml.add_call(self._wrap(sentences[i], limit), tip), _BOOKKEEPING_TIMEOUT),
+                Call(xml.goal_call(), guard),
+                Call(xml.edit_at_call(tip), _BOOKKEEPING_TIMEOUT),
+            ]
+        try:
+            replies = prover._calls(calls)
+        except (ReplyTimeout, CallsInterrupted) as exc:
+            replies = exc.replies
+            stopped_at = len(replies) // 3
+            self._read_replies(state, pending[:stopped_at], sentences, replies, outcomes)
+            culprit = pending[stopped_at]
+            if isinstance(exc, ReplyTimeout) and exc.index % 3 == 1:
+                outcomes[culprit] = TacticTimeout(f"no answer within {guard:g} s; process killed")
+            else:
+                outcomes[culprit] = TacticError(f"coqidetop died: {exc}")
+            prover.restart()
+            return False
+        finished = self._read_replies(state, pending, sentences, replies, outcomes)
+        for i in finished:
+            outcomes[i] = self._close_proof(state, sentences[i], limit)
+        return True
+
+    def _read_replies(
+        self,
+        state: ProofState,
+        pending: Iterable[int],
+        sentences: dict[int, str],
+        replies: list[Reply],
+        outcomes: dict[int, Outcome],
+    ) -> list[int]:
+        """Turn (Add, Goal, Edit_at) reply triples into outcomes; list the finished ones."""
+        finished: list[int] = []
+        fatal = False
+        for k, i in enumerate(pending):
+            add, goal = replies[3 * k], replies[3 * k + 1]
+            if not add.good:
+                outcomes[i] = TacticError(add.message)
+                continue
+            if not goal.good:
+                message = goal.message
+                if _is_timeout(message):
+                    outcomes[i] = TacticTimeout(message)
+                else:
+                    outcomes[i] = TacticError(message)
+                fatal = fatal or _is_fatal(message)
+                continue
+            goals = xml.parse_goals(goal.value)
+            if goals is None:
+                outcomes[i] = TacticError("the tactic closed the proof mode")
+            elif goals.empty:
+                finished.append(i)
+            else:
+                outcomes[i] = ProofState(
+                    tuple(g.render() for g in goals.focused),
+                    _state_key(goals),
+                    (*state.path, sentences[i]),
+                )
+        if fatal:
+            self.prover.restart()
+        return finished
+
+    def _close_proof(self, state: ProofState, sentence: str, limit: int) -> Outcome:
+        """All goals are solved: the proof counts only if ``Qed.`` is accepted."""
+        prover = self.prover
+        child = ProofState((), "", (*state.path, sentence))
+        try:
+            tip = self._reach(child)
+            guard = prover.config.check_timeout
+            add, goal = prover._calls(
+                [
+                    Call(xml.add_call("Qed.", tip), _BOOKKEEPING_TIMEOUT),
+                    Call(xml.goal_call(), guard),
+                ]
+            )
+        except _LineBroken as exc:
+            return TacticError(f"replay before Qed failed: {exc.message}")
+        except (ReplyTimeout, CallsInterrupted) as exc:
+            prover.restart()
+            return TacticError(f"Qed did not complete: {exc}")
+        try:
+            reply = prover._calls([Call(xml.edit_at_call(tip), _BOOKKEEPING_TIMEOUT)])[0]
+            if not reply.good:
+                prover.restart()
+        except (ReplyTimeout, CallsInterrupted):
+            prover.restart()
+        if not add.good:
+            return TacticError(f"Qed rejected: {add.message}")
+        if not goal.good:
+            return TacticError(f"Qed rejected: {goal.message}")
+        if xml.parse_goals(goal.value) is not None:
+            return TacticError("Qed left a proof open")
+        return Proved(child.path)

@@ -1,0 +1,131 @@
+"""Re-checking a finished Coq proof from scratch with ``coqc``.
+
+Two compilations in a fresh temporary folder: the first compiles header + statement +
+proof + ``Qed.``; the second only ``Require``s the result and runs ``Print Assumptions``
+on the theorem. Keeping the second file free of the proof's tactics matters: a tactic
+such as ``idtac "Closed under the global context"`` prints that very sentence while the
+first file compiles.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from proofsearch.env.base import CheckResult
+
+_NAMED = re.compile(
+    r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
+    r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition)\s+"
+    r"([A-Za-z_][A-Za-z0-9_']*)"
+)
+_GOAL = re.compile(r"^\s*Goal\b")
+MODULE = "ProofsearchCheck"
+
+
+def statement_name(statement: str) -> str | None:
+    """The identifier a Coq statement declares (``Unnamed_thm`` for ``Goal``)."""
+    match = _NAMED.match(statement)
+    if match:
+        return match.group(1)
+    if _GOAL.match(statement):
+        return "Unnamed_thm"
+    return None
+
+
+def proof_script(header: str, statement: str, proof: Sequence[str]) -> str:
+    """The whole ``.v`` text of a proof, as it is compiled and as it is exported."""
+    lines = [header.rstrip(), statement.strip(), "Proof."]
+    lines += [f"  {tactic}." for tactic in proof]
+    lines.append("Qed.")
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def parse_assumptions(output: str) -> tuple[bool, tuple[str, ...], str]:
+    """Read ``Print Assumptions``: (closed-or-only-axioms, axiom names, other findings)."""
+    if "Closed under the global context" in output:
+        return True, (), ""
+    axioms: list[str] = []
+    other: list[str] = []
+    section = ""
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace() and line.rstrip().endswith(":"):
+            section = line.strip()
+            if section != "Axioms:":
+                other.append(section)
+            continue
+        match = re.match(r"^(\S+) :", line)
+        if match and section == "Axioms:":
+            axioms.append(match.group(1))
+    if not axioms and not other:
+        return False, (), f"unexpected Print Assumptions output: {output.strip()[:500]}"
+    return not other, tuple(axioms), "; ".join(other)
+
+
+def run_coqc(
+    source: str,
+    folder: Path,
+    module: str,
+    *,
+    coqc: str,
+    args: Sequence[str],
+    timeout: float,
+    memory_limit: int | None,
+) -> subprocess.CompletedProcess[str]:
+    path = folder / f"{module}.v"
+    path.write_text(source)
+    command = [coqc, *args, "-Q", str(folder), "", str(path)]
+    if memory_limit:
+        command = ["prlimit", f"--as={memory_limit}", "--", *command]
+    return subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def check_proof(
+    header: str,
+    statement: str,
+    proof: Sequence[str],
+    *,
+    coqc: str = "coqc",
+    args: Sequence[str] = (),
+    timeout: float = 120.0,
+    memory_limit: int | None = None,
+    allowed_axioms: Iterable[str] = (),
+) -> CheckResult:
+    """Compile the proof from scratch and require it to rest on allowed axioms only."""
+    name = statement_name(statement)
+    if name is None:
+        return CheckResult(False, "cannot find the name the statement declares")
+    allowed = set(allowed_axioms)
+    with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
+        folder = Path(tmp)
+        try:
+            compiled = run_coqc(
+                proof_script(header, statement, proof), folder, MODULE,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+            if compiled.returncode != 0:
+                return CheckResult(False, f"coqc rejected the proof: {compiled.stderr.strip()}")
+            printed = run_coqc(
+                f"Require {MODULE}.\nPrint Assumptions {MODULE}.{name}.\n", folder, "Assumptions",
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return CheckResult(False, f"coqc took more than {timeout:g} s")
+        except FileNotFoundError:
+            return CheckResult(False, f"{coqc} not found: install Coq 8.16")
+        if printed.returncode != 0:
+            return CheckResult(False, f"Print Assumptions failed: {printed.stderr.strip()}")
+        clean, axioms, other = parse_assumptions(printed.stdout)
+        if not clean:
+            return CheckResult(False, other or "not closed", axioms)
+        extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]
+        if extra:
+            return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
+        return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)

@@ -1,0 +1,108 @@
+"""The first line of defence against untrusted tactics: one tactic expression, nothing else.
+
+A model's output reaches coqidetop only through :func:`check_tactic`. The second line of
+defence is the wrapper ``Timeout N (TACTIC).`` (any command inside parentheses is a
+parse error), the third is that a proof counts only after ``Qed`` and a from-scratch
+``coqc`` re-check with ``Print Assumptions``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from proofsearch.env.coq.sentences import SentenceError, split_sentences
+
+#: Words refused anywhere outside strings: they end proofs without proving, add
+#: axioms, touch files, or run compilers. None of them names a term.
+DENIED_ANYWHERE: frozenset[str] = frozenset(
+    {
+        "admit", "give_up", "Admitted", "Abort", "Qed", "Defined", "Save", "Axiom",
+        "Axioms", "Parameter", "Parameters", "Conjecture", "Conjectures", "Hypothesis",
+        "Hypotheses", "Variable", "Variables", "Redirect", "Load", "Require", "Extraction",
+        "Drop", "Declare", "Cd", "Restart", "Undo", "Back", "BackTo", "Reset", "Admit",
+        "native_compute", "native_cast_no_check", "Ltac", "Ltac2", "Obligation",
+        "Obligations", "Unshelve", "Existential", "Instance", "Context", "Timeout",
+        "Optimize", "Register", "Primitive",
+    }
+)  # fmt: skip
+
+#: Words refused as the first word: commands that are harmless as terms elsewhere
+#: (``Set`` is also a sort).
+DENIED_FIRST: frozenset[str] = frozenset(
+    {
+        "Set", "Unset", "Import", "Export", "Proof", "Goal", "Lemma", "Theorem",
+        "Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record",
+        "Structure", "Class", "Module", "Section", "End", "Print", "Show", "Check",
+        "Eval", "Compute", "Search", "Locate", "About", "Notation", "Infix", "Tactic",
+        "Hint", "Create", "Add", "Remove", "Local", "Global", "Time", "Fail", "Succeed",
+        "Focus", "Unfocus", "Guarded", "Opaque", "Transparent", "Arguments", "Open",
+        "Close", "Bind", "Delimit", "Scheme", "Derive", "Program", "Let", "Example",
+        "Fact", "Remark", "Corollary", "Proposition", "Property", "Typeclasses",
+    }
+)  # fmt: skip
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"]|"")*"|\(\*.*?\*\)', re.S)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+class TacticRejected(ValueError):
+    """The tactic is not one plain tactic expression."""
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for char in text:
+        if char in _OPEN:
+            stack.append(_OPEN[char])
+        elif char in _OPEN.values():
+            if not stack or stack.pop() != char:
+                return False
+    return not stack
+
+
+def normalize_tactic(tactic: str) -> str:
+    """Strip blanks and one trailing sentence-ending ``.`` (models often add it)."""
+    text = tactic.strip()
+    if text.endswith(".") and not text.endswith(".."):
+        text = text[:-1].rstrip()
+    return text
+
+
+def check_tactic(
+    tactic: str,
+    extra_denied: Iterable[str] = (),
+    allowed: Iterable[str] = (),
+) -> str:
+    """Return the normalized tactic, or raise :class:`TacticRejected` saying why.
+
+    ``extra_denied`` adds words to the deny-list; ``allowed`` takes words out of it.
+    """
+    text = normalize_tactic(tactic)
+    if not text:
+        raise TacticRejected("empty tactic")
+    if "\x00" in text:
+        raise TacticRejected("NUL byte in tactic")
+    try:
+        sentences = split_sentences(text + ".")
+    except SentenceError as exc:
+        raise TacticRejected(str(exc)) from None
+    if len(sentences) != 1 or sentences[0].text != text + ".":
+        raise TacticRejected("more than one sentence (a '.' ends a sentence before the end)")
+    bare = _STRING_OR_COMMENT.sub(" ", text)
+    if "(*" in bare or "*)" in bare:
+        raise TacticRejected("unbalanced comment")
+    if not _balanced(bare):
+        raise TacticRejected("unbalanced brackets")
+    words = _WORD.findall(bare)
+    allowed_set = set(allowed)
+    denied_anywhere = (DENIED_ANYWHERE | set(extra_denied)) - allowed_set
+    for word in words:
+        if word in denied_anywhere:
+            raise TacticRejected(f"'{word}' is not allowed in a tactic")
+    if words and bare.lstrip()[:1].isalpha() and words[0] in DENIED_FIRST - allowed_set:
+        raise TacticRejected(f"'{words[0]}' starts a command, not a tactic")
+    if re.match(r"\s*[-+*{}]", bare):
+        raise TacticRejected("bullets and braces are not tactics")
+    return text

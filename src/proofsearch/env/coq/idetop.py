@@ -1,0 +1,154 @@
+"""A coqidetop process and the pipelined calls made to it.
+
+Calls are written all at once and their replies read in order: a node expansion sends
+``Add``/``Goal``/``Edit_at`` for every candidate tactic in one write, which saves two
+process wake-ups per call. Each call has its own time limit, counted from the moment
+the previous reply arrived (coqidetop answers calls one at a time).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proofsearch.env.base import EnvError
+from proofsearch.env.coq import xml
+from proofsearch.env.process import ManagedProcess, ProcessDied
+
+SUPPORTED_VERSIONS = ("8.16",)
+
+
+@dataclass
+class Reply:
+    """The ``<value>`` answering one call, and the error messages fed back before it."""
+
+    value: ET.Element
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def good(self) -> bool:
+        return self.value.get("val") == "good"
+
+    @property
+    def message(self) -> str:
+        """The failure's message (or the first error fed back)."""
+        text = xml.failure_message(self.value)
+        return text or (self.errors[0] if self.errors else "")
+
+
+class ReplyTimeout(Exception):
+    """Call ``index`` got no reply in time; ``replies`` holds those that came before."""
+
+    def __init__(self, index: int, replies: list[Reply]) -> None:
+        super().__init__(f"no reply to call {index} in time")
+        self.index = index
+        self.replies = replies
+
+
+class CallsInterrupted(Exception):
+    """The process died during a batch; ``replies`` holds those that came before."""
+
+    def __init__(self, cause: ProcessDied, replies: list[Reply]) -> None:
+        super().__init__(str(cause))
+        self.replies = replies
+
+
+@dataclass(frozen=True)
+class Call:
+    """One XML call and its time limit in seconds (``None``: wait as long as it takes)."""
+
+    xml: str
+    timeout: float | None = None
+
+
+class CoqIdeTop:
+    """One ``coqidetop.opt -main-channel stdfds -async-proofs off`` process."""
+
+    def __init__(
+        self,
+        binary: str = "coqidetop.opt",
+        args: Sequence[str] = (),
+        *,
+        memory_limit: int | None = None,
+        cwd: str | Path | None = None,
+        start_timeout: float = 30.0,
+    ) -> None:
+        command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
+        try:
+            self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
+        except FileNotFoundError as exc:
+            raise EnvError(
+                f"{binary} not found: install Coq 8.16 (Debian/Ubuntu: apt-get install coq)"
+            ) from exc
+        self._stream = xml.ReplyStream()
+        self._pending: list[ET.Element] = []
+        try:
+            about, init = self.calls(
+                [Call(xml.about_call(), start_timeout), Call(xml.init_call(), start_timeout)]
+            )
+        except (ReplyTimeout, CallsInterrupted) as exc:
+            self.close()
+            raise EnvError(f"{binary} did not start: {exc} {self.process.stderr_tail}") from exc
+        self.version = xml.text_of(about.value.find("coq_info/string"))
+        if not self.version.startswith(SUPPORTED_VERSIONS):
+            self.close()
+            raise EnvError(
+                f"Coq {self.version} is not supported yet (supported: "
+                f"{', '.join(SUPPORTED_VERSIONS)}); install Coq 8.16 or pass --coq-binary"
+            )
+        state = init.value.find("state_id")
+        assert state is not None
+        self.root_state = int(state.get("val", "1"))
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def calls(self, calls: Sequence[Call]) -> list[Reply]:
+        """Send every call in one write and return their replies, in order."""
+        self.process.write("".join(c.xml for c in calls).encode())
+        replies: list[Reply] = []
+        for index, item in enumerate(calls):
+            deadline = None if item.timeout is None else time.monotonic() + item.timeout
+            try:
+                reply = self._next_reply(deadline)
+            except ProcessDied as exc:
+                raise CallsInterrupted(exc, replies) from exc
+            if reply is None:
+                raise ReplyTimeout(index, replies)
+            replies.append(reply)
+        return replies
+
+    def _next_reply(self, deadline: float | None) -> Reply | None:
+        errors: list[str] = []
+        while True:
+            while self._pending:
+                element = self._pending.pop(0)
+                if element.tag == "value":
+                    return Reply(element, errors)
+                message = _error_message(element)
+                if message is not None:
+                    errors.append(message)
+            data = self.process.read(deadline)
+            if data is None:
+                return None
+            self._pending.extend(self._stream.feed(data))
+
+    def close(self) -> None:
+        self.process.kill()
+
+
+def _error_message(element: ET.Element) -> str | None:
+    """The text of an error-level message carried by a ``<feedback>`` element."""
+    for message in element.iter("message"):
+        level = message.find("message_level")
+        if level is not None and level.get("val") == "error":
+            return xml.text_of(message.find("richpp")).strip()
+    return None
+
+
+ANOMALY = re.compile(r"\bAnomaly\b")

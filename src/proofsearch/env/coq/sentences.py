@@ -1,0 +1,110 @@
+"""Splitting Coq source into sentences, as coqidetop's ``Add`` needs them one at a time.
+
+``Add`` parses exactly one sentence and silently ignores the rest of its string, so a
+splitter that is too coarse would drop code without a word. The rules follow Coq's
+lexer: a sentence ends at a ``.`` followed by a blank or the end of input (``..`` does
+not end one), comments ``(* *)`` nest, strings double their quotes, and at the start of
+a sentence a bullet (``-``, ``+``, ``*`` repeated), a brace, or a goal selector before
+a brace (``2: {``) is a sentence of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BULLET = re.compile(r"(-+|\++|\*+|\{|\})")
+_SELECTOR_BRACE = re.compile(r"(\d+|\[\s*[\w']+\s*\])\s*:\s*\{")
+
+
+class SentenceError(ValueError):
+    """The text cannot be split: an unterminated comment or string."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence and its offset in the text it came from."""
+
+    text: str
+    start: int
+
+
+def _skip_comment(text: str, i: int) -> int:
+    """Index just after the comment that opens at ``i`` (nested comments included)."""
+    depth = 0
+    n = len(text)
+    while i < n:
+        if text.startswith("(*", i):
+            depth += 1
+            i += 2
+        elif text.startswith("*)", i):
+            depth -= 1
+            i += 2
+            if depth == 0:
+                return i
+        elif text[i] == '"':
+            i = _skip_string(text, i)
+        else:
+            i += 1
+    raise SentenceError("unterminated comment")
+
+
+def _skip_string(text: str, i: int) -> int:
+    """Index just after the string literal that opens at ``i``."""
+    i += 1
+    n = len(text)
+    while i < n:
+        if text[i] == '"':
+            if i + 1 < n and text[i + 1] == '"':
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    raise SentenceError("unterminated string")
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    n = len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("(*", i):
+            i = _skip_comment(text, i)
+        else:
+            break
+    return i
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split ``text`` into sentences; trailing text without a final ``.`` is an error."""
+    sentences: list[Sentence] = []
+    n = len(text)
+    i = _skip_blanks(text, 0)
+    while i < n:
+        start = i
+        match = _SELECTOR_BRACE.match(text, i) or _BULLET.match(text, i)
+        if match and not text.startswith("(*", i):
+            i = match.end()
+            sentences.append(Sentence(text[start:i], start))
+            i = _skip_blanks(text, i)
+            continue
+        while True:
+            if i >= n:
+                raise SentenceError(f"text after the last sentence: {text[start:].strip()!r}")
+            char = text[i]
+            if text.startswith("(*", i):
+                i = _skip_comment(text, i)
+            elif char == '"':
+                i = _skip_string(text, i)
+            elif (
+                char == "."
+                and (i + 1 >= n or text[i + 1].isspace())
+                and (i == 0 or text[i - 1] != ".")
+            ):
+                i += 1
+                sentences.append(Sentence(text[start:i], start))
+                break
+            else:
+                i += 1
+        i = _skip_blanks(text, i)
+    return sentences

@@ -1,0 +1,161 @@
+"""Coq's IDE protocol as XML: encoding calls and decoding the reply stream.
+
+coqidetop answers with a stream of top-level elements (``<feedback>``, ``<value>``,
+``<message>``) that has no root element and uses the HTML entity ``&nbsp;``. The
+:class:`ReplyStream` parser wraps the stream in a synthetic root whose DTD declares
+``nbsp``, so the standard library's expat parser reads it incrementally, entity split
+across reads included.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+_PROLOGUE = b'<!DOCTYPE coq [<!ENTITY nbsp "&#160;">]><coq>'
+
+
+def string(text: str) -> str:
+    return f"<string>{escape(text)}</string>"
+
+
+def integer(value: int) -> str:
+    return f"<int>{value}</int>"
+
+
+def state_id(value: int) -> str:
+    return f'<state_id val="{value}"/>'
+
+
+def boolean(value: bool) -> str:
+    return f'<bool val="{"true" if value else "false"}"/>'
+
+
+def pair(first: str, second: str) -> str:
+    return f"<pair>{first}{second}</pair>"
+
+
+def call(name: str, argument: str) -> str:
+    return f'<call val="{name}">{argument}</call>'
+
+
+def add_call(sentence: str, parent: int) -> str:
+    """``Add``: parse one sentence on top of state ``parent`` (the tip)."""
+    # Coq 8.16: ((((sentence, edit_id), (state_id, verbose)), bp), (line_nb, bol_pos)).
+    head = pair(pair(string(sentence), integer(-1)), pair(state_id(parent), boolean(False)))
+    return call("Add", pair(pair(head, integer(0)), pair(integer(1), integer(0))))
+
+
+def goal_call() -> str:
+    """``Goal``: run what was added and return the goals of the tip."""
+    return call("Goal", "<unit/>")
+
+
+def edit_at_call(target: int) -> str:
+    """``Edit_at``: make ``target`` the tip, discarding every later state."""
+    return call("Edit_at", state_id(target))
+
+
+def init_call() -> str:
+    return call("Init", '<option val="none"/>')
+
+
+def about_call() -> str:
+    return call("About", "<unit/>")
+
+
+def set_int_option_call(name: tuple[str, ...], value: int) -> str:
+    names = "".join(string(part) for part in name)
+    option = (
+        f'<option_value val="intvalue"><option val="some">{integer(value)}</option></option_value>'
+    )
+    return call("SetOptions", f"<list>{pair(f'<list>{names}</list>', option)}</list>")
+
+
+def text_of(element: ET.Element | None) -> str:
+    """The plain text of a rich-printed element, with ``&nbsp;`` turned into spaces."""
+    if element is None:
+        return ""
+    return "".join(element.itertext()).replace("\xa0", " ")
+
+
+class ReplyStream:
+    """Incremental parser of coqidetop's output: feed bytes, get top-level elements."""
+
+    def __init__(self) -> None:
+        self._parser = ET.XMLPullParser(events=("start", "end"))
+        self._parser.feed(_PROLOGUE)
+        self._depth = 0
+        self._root: ET.Element | None = None
+
+    def feed(self, data: bytes) -> Iterator[ET.Element]:
+        """Parse ``data`` and yield each top-level element completed by it."""
+        self._parser.feed(data)
+        for event, element in self._parser.read_events():
+            if event == "start":
+                if self._depth == 0:
+                    self._root = element
+                self._depth += 1
+                continue
+            self._depth -= 1
+            if self._depth == 1:
+                yield element
+                assert self._root is not None
+                self._root.remove(element)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One goal: hypotheses and conclusion as text."""
+
+    hypotheses: tuple[str, ...]
+    conclusion: str
+
+    def render(self) -> str:
+        return "\n".join((*self.hypotheses, "============================", self.conclusion))
+
+
+@dataclass(frozen=True)
+class Goals:
+    """The four goal lists of a Coq proof."""
+
+    focused: tuple[Goal, ...]
+    background: tuple[Goal, ...]
+    shelved: tuple[Goal, ...]
+    given_up: tuple[Goal, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.focused or self.background or self.shelved or self.given_up)
+
+
+def _goal(element: ET.Element) -> Goal:
+    children = list(element)
+    hypotheses = tuple(text_of(h) for h in children[1])
+    return Goal(hypotheses, text_of(children[2]))
+
+
+def _goal_list(element: ET.Element) -> tuple[Goal, ...]:
+    return tuple(_goal(g) for g in element.iter("goal"))
+
+
+def parse_goals(value: ET.Element) -> Goals | None:
+    """Goals from a good ``Goal`` reply, or ``None`` when no proof is open."""
+    option = value.find("option")
+    if option is None or option.get("val") == "none":
+        return None
+    goals = option.find("goals")
+    assert goals is not None
+    lists = list(goals)
+    focused = _goal_list(lists[0])
+    # Background: a focus stack of (before, after) pairs; their order does not matter
+    # for a canonical key as long as it is deterministic.
+    background = _goal_list(lists[1])
+    return Goals(focused, background, _goal_list(lists[2]), _goal_list(lists[3]))
+
+
+def failure_message(value: ET.Element) -> str:
+    """The error message of a ``<value val="fail">`` reply."""
+    return text_of(value.find("richpp")).strip()

@@ -1,0 +1,66 @@
+"""The tactic-generator interface: goals in, scored tactic suggestions out.
+
+Generators know nothing of prover processes or Ray. The search calls :meth:`generate`;
+servers that see many requests at once (a Ray generator actor, an HTTP front) call
+:meth:`generate_batch`, which model generators override to run one batched forward
+pass; :meth:`agenerate` lets asynchronous callers wait without blocking a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from proofsearch.theorem import Theorem
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A tactic and its log-probability (or any score where higher is better, ≤ 0)."""
+
+    tactic: str
+    logprob: float
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What a generator is asked: the goals as text, their theorem, how many tactics."""
+
+    goals: str
+    theorem: Theorem
+    n: int
+
+
+class TacticGenerator(ABC):
+    """Proposes tactics for a proof state."""
+
+    @abstractmethod
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        """Up to ``n`` distinct suggestions for ``goals``, best first."""
+
+    def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
+        """Answer several requests; model generators override this to batch them."""
+        return [self.generate(r.goals, r.theorem, r.n) for r in requests]
+
+    async def agenerate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        """Asynchronous :meth:`generate` (runs it in a thread unless overridden)."""
+        return await asyncio.to_thread(self.generate, goals, theorem, n)
+
+    def close(self) -> None:
+        """Release what the generator holds (models, connections)."""
+
+
+def best_unique(suggestions: Sequence[Suggestion], n: int) -> list[Suggestion]:
+    """Keep the best-scored copy of each tactic, best first, at most ``n`` of them."""
+    best: dict[str, Suggestion] = {}
+    for suggestion in suggestions:
+        tactic = suggestion.tactic.strip()
+        if not tactic:
+            continue
+        known = best.get(tactic)
+        if known is None or suggestion.logprob > known.logprob:
+            best[tactic] = Suggestion(tactic, suggestion.logprob)
+    ranked = sorted(best.values(), key=lambda s: -s.logprob)
+    return ranked[:n]

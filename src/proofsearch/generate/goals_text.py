@@ -1,0 +1,81 @@
+"""Reading names out of goals printed as text (Coq's ``====`` and Lean's ``⊢`` layouts).
+
+The portfolio generator uses this to instantiate templates such as ``induction {var}``;
+it is a heuristic over text, by design independent of any prover process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$")
+_COQ_BINDER = re.compile(r"forall\s+(.+?)\s*,", re.S)
+_LEAN_BINDER = re.compile(r"∀\s+(.+?)\s*,", re.S)
+_BINDER_GROUP = re.compile(r"\(([^():]+):([^()]+)\)|^([^():]+):(.+)$")
+_PROPOSITION = re.compile(r"=|<|>|≤|≥|≠|->|→|/\\|\\/|∧|∨|¬|~|<->|↔|\bTrue\b|\bFalse\b|\bProp\b")
+
+
+@dataclass
+class GoalNames:
+    """Names a tactic template can refer to."""
+
+    variables: list[str] = field(default_factory=list)
+    hypotheses: list[str] = field(default_factory=list)
+    equations: list[str] = field(default_factory=list)
+
+
+def _add(names: list[str], name: str) -> None:
+    if name not in names and name != "_":
+        names.append(name)
+
+
+def _classify(result: GoalNames, names: list[str], type_text: str) -> None:
+    for name in names:
+        if _PROPOSITION.search(type_text):
+            _add(result.hypotheses, name)
+            if "=" in type_text and not re.search(r"<=|>=|<>", type_text):
+                _add(result.equations, name)
+        else:
+            _add(result.variables, name)
+
+
+def _binders(conclusion: str, result: GoalNames) -> None:
+    match = _COQ_BINDER.match(conclusion.strip()) or _LEAN_BINDER.match(conclusion.strip())
+    if not match:
+        return
+    text = match.group(1)
+    groups = re.findall(r"\(([^()]+)\)", text) if "(" in text else [text]
+    for group in groups:
+        if ":" in group:
+            names_text, type_text = group.split(":", 1)
+            _classify(result, names_text.split(), type_text)
+        else:
+            for name in group.split():
+                _add(result.variables, name)
+
+
+def goal_names(goals: str) -> GoalNames:
+    """Variables, hypotheses and equations of the first goal in ``goals``."""
+    result = GoalNames()
+    first = goals.split("\n\n", 1)[0]
+    lines = first.splitlines()
+    conclusion_lines: list[str] = []
+    in_conclusion = False
+    for line in lines:
+        if in_conclusion:
+            conclusion_lines.append(line)
+            continue
+        if line.startswith("====") or line.startswith("⊢"):
+            in_conclusion = True
+            if line.startswith("⊢"):
+                conclusion_lines.append(line[1:])
+            continue
+        match = _HYPOTHESIS.match(line)
+        if match:
+            names = [n for n in re.split(r"[ ,]+", match.group(1)) if n]
+            _classify(result, names, match.group(2))
+    if not in_conclusion:
+        conclusion_lines = lines
+    _binders(" ".join(conclusion_lines), result)
+    return result

@@ -1,0 +1,96 @@
+"""``portfolio``: a fixed list of scored tactics, some of them templates over the goal.
+
+A line of a tactics file is ``TACTIC`` or ``TACTIC<TAB>LOGPROB``. Templates name the
+goal's parts: ``{var}`` (each variable), ``{hyp}`` (each hypothesis), ``{eq}`` (each
+equation hypothesis); a template yields one tactic per name, with the template's score.
+Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.goals_text import goal_names
+from proofsearch.theorem import Theorem
+
+_PLACEHOLDERS = {"{var}": "variables", "{hyp}": "hypotheses", "{eq}": "equations"}
+
+
+class TacticsFileError(ValueError):
+    """A line of a tactics file is malformed (message names the file and line)."""
+
+
+@dataclass(frozen=True)
+class ScoredTactic:
+    tactic: str
+    logprob: float
+
+
+def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[ScoredTactic]:
+    """Parse a tactics file's lines; raise :class:`TacticsFileError` naming every bad line."""
+    tactics: list[ScoredTactic] = []
+    errors: list[str] = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        tactic, tab, score = line.partition("\t")
+        logprob = -0.1 * len(tactics)
+        if tab:
+            try:
+                logprob = float(score)
+            except ValueError:
+                errors.append(f"{source}:{number}: logprob: not a number: {score!r}")
+                continue
+            if logprob > 0:
+                errors.append(f"{source}:{number}: logprob: must be ≤ 0, got {logprob}")
+                continue
+        if not tactic.strip():
+            errors.append(f"{source}:{number}: tactic: empty")
+            continue
+        tactics.append(ScoredTactic(tactic.strip(), logprob))
+    if errors:
+        raise TacticsFileError("\n".join(errors))
+    if not tactics:
+        raise TacticsFileError(f"{source}: no tactics")
+    return tactics
+
+
+def load_tactics(path: str | Path) -> list[ScoredTactic]:
+    """Read a tactics file."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        return parse_tactics(handle, str(path))
+
+
+def default_tactics(prover: str) -> list[ScoredTactic]:
+    """The bundled portfolio for ``prover`` (``coq`` or ``lean``)."""
+    text = resources.files("proofsearch.generate.portfolios").joinpath(f"{prover}.txt")
+    return parse_tactics(text.read_text(encoding="utf-8").splitlines(), f"portfolio {prover}")
+
+
+class PortfolioGenerator(TacticGenerator):
+    """Suggests every tactic of the portfolio (templates instantiated), best first."""
+
+    def __init__(self, tactics: Iterable[ScoredTactic], max_per_template: int = 4) -> None:
+        self.tactics = list(tactics)
+        self.max_per_template = max_per_template
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        names = None
+        out: list[Suggestion] = []
+        for item in self.tactics:
+            holes = [p for p in _PLACEHOLDERS if p in item.tactic]
+            if not holes:
+                out.append(Suggestion(item.tactic, item.logprob))
+                continue
+            if names is None:
+                names = goal_names(goals)
+            hole = holes[0]
+            for name in getattr(names, _PLACEHOLDERS[hole])[: self.max_per_template]:
+                out.append(Suggestion(item.tactic.replace(hole, name), item.logprob))
+        return best_unique(out, n)

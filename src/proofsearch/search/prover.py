@@ -1,0 +1,221 @@
+"""Best-first proof search over the prover and generator interfaces (pure Python).
+
+Semantics follow LeanAgent's and ReProver's ``BestFirstSearchProver``: the node with the
+highest cumulative log-probability is expanded next; the outcome is ``proved``,
+``failed`` (tree exhausted) or ``open`` (budget spent). Their known faults are fixed:
+
+* a proof found in the expansion that crosses the deadline still counts;
+* ``max_expansions`` is exact (never one more);
+* identical states are one node, and a better path raises a node's priority;
+* the reported proof is the shortest found, and it is reported only after the prover
+  re-checked it from scratch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, Prover
+from proofsearch.generate.base import TacticGenerator
+from proofsearch.search.result import SearchResult, Status, error_result
+from proofsearch.search.tree import NodeStatus, SearchTree
+from proofsearch.theorem import Theorem
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Budgets of one theorem's search."""
+
+    #: Wall-clock seconds for the search (generation and prover time included).
+    timeout: float = 60.0
+    #: Most nodes expanded; ``None``: no limit.
+    max_expansions: int | None = None
+    #: Tactics asked of the generator per expansion.
+    num_sampled_tactics: int = 64
+    #: Per-tactic limit in seconds; ``None``: the prover's default.
+    tactic_timeout: float | None = None
+    #: Re-check every proof from scratch before reporting it.
+    check: bool = True
+
+
+@dataclass
+class _Clock:
+    """Seconds spent in the generator and in the prover."""
+
+    actor: float = 0.0
+    environment: float = 0.0
+    applications: int = 0
+
+    @contextmanager
+    def measure(self, what: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - start
+            if what == "actor":
+                self.actor += spent
+            else:
+                self.environment += spent
+
+
+class BestFirstSearchProver:
+    """Searches one theorem at a time with a prover and a tactic generator."""
+
+    def __init__(
+        self,
+        prover: Prover,
+        generator: TacticGenerator,
+        config: SearchConfig | None = None,
+        *,
+        timeout: float | None = None,
+        max_expansions: int | None = None,
+        num_sampled_tactics: int | None = None,
+    ) -> None:
+        config = config or SearchConfig()
+        overrides = {
+            key: value
+            for key, value in (
+                ("timeout", timeout),
+                ("max_expansions", max_expansions),
+                ("num_sampled_tactics", num_sampled_tactics),
+            )
+            if value is not None
+        }
+        if overrides:
+            config = SearchConfig(**{**config.__dict__, **overrides})
+        self.prover = prover
+        self.generator = generator
+        self.config = config
+
+    def search(self, theorem: Theorem) -> SearchResult:
+        """Search ``theorem``; never raises for the theorem's own faults."""
+        start = time.perf_counter()
+        clock = _Clock()
+        try:
+            with clock.measure("environment"):
+                session = self.prover.open(theorem)
+        except EnvError as exc:
+            result = error_result(theorem, str(exc))
+            result.environment_time = clock.environment
+            result.total_time = time.perf_counter() - start
+            return result
+        try:
+            result = self._search(theorem, session.root, session, clock, start)
+        finally:
+            session.close()
+        result.total_time = time.perf_counter() - start
+        return result
+
+    def _search(
+        self,
+        theorem: Theorem,
+        root: ProofState,
+        session: ProofSession,
+        clock: _Clock,
+        start: float,
+    ) -> SearchResult:
+        config = self.config
+        tree = SearchTree(root)
+        found: list[list[str]] = []
+        expansions = 0
+        status = Status.OPEN
+        while True:
+            if config.max_expansions is not None and expansions >= config.max_expansions:
+                break
+            if time.perf_counter() - start >= config.timeout:
+                break
+            node = tree.pop()
+            if node is None:
+                status = Status.FAILED
+                break
+            node.expanded = True
+            expansions += 1
+            try:
+                with clock.measure("actor"):
+                    suggestions = self.generator.generate(
+                        node.state.text, theorem, config.num_sampled_tactics
+                    )
+            except Exception as exc:  # a generator's failure ends this theorem, not the run
+                return self._finish(
+                    theorem, Status.ERROR, clock, tree, expansions,
+                    error=f"tactic generator failed: {type(exc).__name__}: {exc}",
+                )  # fmt: skip
+            tactics = [s.tactic for s in suggestions]
+            with clock.measure("environment"):
+                outcomes = session.apply_all(node.state, tactics, config.tactic_timeout)
+            clock.applications += len(tactics)
+            progressed = False
+            for suggestion, outcome in zip(suggestions, outcomes, strict=True):
+                if isinstance(outcome, Proved):
+                    found.append([*node.shortest_path(), suggestion.tactic])
+                    if list(outcome.path) != found[-1]:
+                        found.append(list(outcome.path))
+                elif isinstance(outcome, ProofState):
+                    child = tree.add_edge(node, suggestion.tactic, outcome, suggestion.logprob)
+                    progressed = progressed or child is not node
+            if found:
+                status = Status.PROVED
+                break
+            if not progressed:
+                node.status = NodeStatus.FAILED
+        if status is not Status.PROVED:
+            return self._finish(theorem, status, clock, tree, expansions)
+        return self._report_proof(theorem, found, clock, tree, expansions)
+
+    def _report_proof(
+        self,
+        theorem: Theorem,
+        found: list[list[str]],
+        clock: _Clock,
+        tree: SearchTree,
+        expansions: int,
+    ) -> SearchResult:
+        """Re-check the shortest proof found (then the others) and report the first that passes."""
+        candidates = sorted({tuple(p): p for p in found}.values(), key=len)
+        if not self.config.check:
+            return self._finish(theorem, Status.PROVED, clock, tree, expansions, candidates[0])
+        messages = []
+        check_start = time.perf_counter()
+        for proof in candidates:
+            verdict = self.prover.check(theorem, proof)
+            if verdict.ok:
+                result = self._finish(theorem, Status.PROVED, clock, tree, expansions, proof)
+                result.checked = True
+                result.check_time = time.perf_counter() - check_start
+                if verdict.axioms:
+                    result.extra["axioms"] = list(verdict.axioms)
+                return result
+            messages.append(verdict.message)
+        result = self._finish(
+            theorem, Status.ERROR, clock, tree, expansions,
+            error=f"the search found a proof but the re-check rejected it: {messages[0]}",
+        )  # fmt: skip
+        result.check_time = time.perf_counter() - check_start
+        result.extra["rejected_proof"] = candidates[0]
+        return result
+
+    def _finish(
+        self,
+        theorem: Theorem,
+        status: Status,
+        clock: _Clock,
+        tree: SearchTree,
+        expansions: int,
+        proof: list[str] | None = None,
+        error: str | None = None,
+    ) -> SearchResult:
+        return SearchResult(
+            theorem=theorem,
+            status=status,
+            proof=proof,
+            error=error,
+            actor_time=clock.actor,
+            environment_time=clock.environment,
+            num_total_nodes=len(tree),
+            num_searched_nodes=expansions,
+            num_tactic_applications=clock.applications,
+        )

@@ -1,0 +1,79 @@
+"""What a search returns, and its one-line JSON form in a results file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from proofsearch.theorem import Theorem
+
+
+class Status(StrEnum):
+    """A theorem's final status.
+
+    ``proved``: a proof was found (``checked`` says whether the re-check passed);
+    ``failed``: the search tree was exhausted without a proof;
+    ``open``: a budget (time, expansions) ran out first;
+    ``error``: the theorem could not be searched (bad header, crashed worker, rejected
+    re-check; ``error`` says why); ``invalid``: its input line was malformed.
+    """
+
+    PROVED = "proved"
+    FAILED = "failed"
+    OPEN = "open"
+    ERROR = "error"
+    INVALID = "invalid"
+
+
+#: Statuses that end a theorem for good: ``--resume`` skips them.
+FINAL_STATUSES = frozenset(Status)
+
+
+@dataclass
+class SearchResult:
+    """The outcome of searching one theorem (LeanAgent's fields, plus what users asked for).
+
+    ``actor_time`` is time spent generating tactics, ``environment_time`` time spent in
+    the prover, ``check_time`` time spent re-checking the proof from scratch.
+    """
+
+    theorem: Theorem
+    status: Status
+    proof: list[str] | None = None
+    checked: bool = False
+    error: str | None = None
+    actor_time: float = 0.0
+    environment_time: float = 0.0
+    check_time: float = 0.0
+    total_time: float = 0.0
+    num_total_nodes: int = 0
+    num_searched_nodes: int = 0
+    num_tactic_applications: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object written to the results file (input's extra fields included)."""
+        record: dict[str, Any] = {
+            "name": self.theorem.name,
+            "status": str(self.status),
+            "proof": self.proof,
+            "checked": self.checked,
+            "error": self.error,
+            "actor_time": round(self.actor_time, 6),
+            "environment_time": round(self.environment_time, 6),
+            "check_time": round(self.check_time, 6),
+            "total_time": round(self.total_time, 6),
+            "num_total_nodes": self.num_total_nodes,
+            "num_searched_nodes": self.num_searched_nodes,
+            "num_tactic_applications": self.num_tactic_applications,
+        }
+        record.update(self.extra)
+        for key, value in self.theorem.extra.items():
+            record.setdefault(key, value)
+        return record
+
+
+def error_result(theorem: Theorem, message: str, **extra: Any) -> SearchResult:
+    """A result recording that ``theorem`` could not be searched."""
+    return SearchResult(theorem, Status.ERROR, error=message, extra=dict(extra))

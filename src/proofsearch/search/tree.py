@@ -1,0 +1,122 @@
+"""The search tree: nodes merged by state key, a priority queue with updatable priorities.
+
+Identical states reached by different paths are one node. A node keeps two paths: the
+one with the best cumulative log-probability (its priority) and the shortest one (what
+the reported proof uses). When a better path reaches a node that is still queued, it is
+pushed again with the better priority and the stale entry is skipped when popped; when
+the node was already expanded, the improvement flows down to its descendants.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from enum import Enum
+
+from proofsearch.env.base import ProofState
+
+
+class NodeStatus(Enum):
+    OPEN = "open"
+    FAILED = "failed"
+    PROVED = "proved"
+
+
+@dataclass(eq=False)
+class Node:
+    """One distinct proof state."""
+
+    state: ProofState
+    logprob: float
+    depth: int
+    best_parent: tuple[Node, str] | None = None
+    short_parent: tuple[Node, str] | None = None
+    children: dict[str, tuple[Node, float]] = field(default_factory=dict)
+    expanded: bool = False
+    status: NodeStatus = NodeStatus.OPEN
+
+    def shortest_path(self) -> list[str]:
+        """Tactics from the root along the shortest known path."""
+        path: list[str] = []
+        node: Node | None = self
+        while node is not None and node.short_parent is not None:
+            parent, tactic = node.short_parent
+            path.append(tactic)
+            node = parent
+        path.reverse()
+        return path
+
+
+class SearchTree:
+    """Nodes by key and the queue of unexpanded nodes, best cumulative log-prob first."""
+
+    def __init__(self, root: ProofState) -> None:
+        self.root = Node(root, 0.0, 0)
+        self.nodes: dict[str, Node] = {root.key: self.root}
+        self._queue: list[tuple[float, int, int, Node]] = []
+        self._counter = itertools.count()
+        self._push(self.root)
+
+    def _push(self, node: Node) -> None:
+        heapq.heappush(self._queue, (-node.logprob, node.depth, next(self._counter), node))
+
+    def pop(self) -> Node | None:
+        """The best unexpanded node, or ``None`` when none is left."""
+        while self._queue:
+            neg_logprob, _, _, node = heapq.heappop(self._queue)
+            if node.expanded or -neg_logprob != node.logprob:
+                continue  # expanded already, or a stale entry superseded by a better path
+            return node
+        return None
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def add_edge(self, parent: Node, tactic: str, state: ProofState, logprob: float) -> Node:
+        """Record ``parent --tactic--> state`` with the tactic's log-probability."""
+        total = parent.logprob + logprob
+        node = self.nodes.get(state.key)
+        if node is None:
+            node = Node(state, total, parent.depth + 1, (parent, tactic), (parent, tactic))
+            self.nodes[state.key] = node
+            parent.children[tactic] = (node, logprob)
+            self._push(node)
+            return node
+        if node is parent or node is self.root:
+            return node
+        parent.children[tactic] = (node, logprob)
+        self._shorten(parent, tactic, node)
+        if total > node.logprob:
+            node.logprob = total
+            node.best_parent = (parent, tactic)
+            if node.expanded:
+                self._improve_descendants(node)
+            else:
+                self._push(node)
+        return node
+
+    def _shorten(self, parent: Node, tactic: str, node: Node) -> None:
+        """Take ``parent --tactic--> node`` as the shortest path if it is, and pass it on."""
+        stack = [(parent, tactic, node)]
+        while stack:
+            via, edge, target = stack.pop()
+            if via.depth + 1 >= target.depth:
+                continue
+            target.depth = via.depth + 1
+            target.short_parent = (via, edge)
+            stack.extend((target, t, child) for t, (child, _) in target.children.items())
+
+    def _improve_descendants(self, start: Node) -> None:
+        stack = [start]
+        while stack:
+            node = stack.pop()
+            for tactic, (child, logprob) in node.children.items():
+                total = node.logprob + logprob
+                if total > child.logprob:
+                    child.logprob = total
+                    child.best_parent = (node, tactic)
+                    if child.expanded:
+                        stack.append(child)
+                    else:
+                        self._push(child)
