@@ -93,7 +93,7 @@ def parse_theorem_lines(lines: Iterable[str], source: str) -> TheoremFile:
                     "name",
                     f"duplicate name {line.name!r} (first on line {seen[line.name]})",
                     line.name,
-                )  # fmt: skip
+                )
             )
             continue
         seen[line.name] = number

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import os
 import select
 import shutil
@@ -130,20 +131,16 @@ class ManagedProcess:
                 self.popen.kill()
         else:
             # The leader is gone; its group may still hold children.
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         for stream in (self.popen.stdin, self.popen.stdout):
             try:
                 if stream is not None:
                     stream.close()
             except OSError:
                 pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - the kernel reaps it eventually
-            pass
 
 
 def kill_all() -> None:

@@ -56,9 +56,8 @@ def _balanced(text: str) -> bool:
     for char in text:
         if char in _OPEN:
             stack.append(_OPEN[char])
-        elif char in _OPEN.values():
-            if not stack or stack.pop() != char:
-                return False
+        elif char in _OPEN.values() and (not stack or stack.pop() != char):
+            return False
     return not stack
 
 
