@@ -1,0 +1,5 @@
+import sys
+
+from proofsearch.cli import main
+
+sys.exit(main())
