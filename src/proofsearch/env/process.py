@@ -85,6 +85,13 @@ class ManagedProcess:
         """The last lines the process wrote to stderr."""
         return "\n".join(self._stderr)
 
+    def _died_message(self, what: str) -> str:
+        # The process is gone, but the thread may not have drained its last stderr
+        # lines yet, and they usually say why it died: wait for them briefly.
+        self._stderr_thread.join(timeout=1.0)
+        tail = self.stderr_tail
+        return f"{self.command[0]} {what}" + (f": {tail}" if tail else "")
+
     def alive(self) -> bool:
         return self.popen.poll() is None
 
@@ -96,7 +103,11 @@ class ManagedProcess:
             stdin.write(data)
             stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise ProcessDied(f"{self.command[0]} exited: {self.stderr_tail}") from exc
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=5)
+            raise ProcessDied(
+                self._died_message(f"exited with code {self.popen.returncode}")
+            ) from exc
 
     def read(self, deadline: float | None) -> bytes | None:
         """Bytes available before ``deadline`` (a ``time.monotonic`` value).
@@ -114,11 +125,9 @@ class ManagedProcess:
             except BlockingIOError:
                 continue
             if not data:
-                self.popen.wait(timeout=5)
-                raise ProcessDied(
-                    f"{self.command[0]} exited with code {self.popen.returncode}"
-                    + (f": {self.stderr_tail}" if self.stderr_tail else "")
-                )
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.popen.wait(timeout=5)
+                raise ProcessDied(self._died_message(f"exited with code {self.popen.returncode}"))
             return data
 
     def kill(self) -> None:

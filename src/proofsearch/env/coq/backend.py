@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -133,6 +134,9 @@ class CoqProver(Prover):
         self._top: CoqIdeTop | None = None
         self._line = _Line()
         self._header_cache: dict[str, tuple[str, ...]] = {}
+        # Tactics such as lia write cache files into the working folder: give Coq a
+        # private one unless the user chose it.
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> CoqProver:
@@ -159,7 +163,7 @@ class CoqProver(Prover):
                 self.config.binary,
                 self.config.args,
                 memory_limit=self.config.memory_limit,
-                cwd=self.config.cwd,
+                cwd=self._working_folder(),
             )
             self._line = _Line()
             self._top.calls(
@@ -171,6 +175,13 @@ class CoqProver(Prover):
                 ]
             )
         return self._top
+
+    def _working_folder(self) -> str:
+        if self.config.cwd is not None:
+            return self.config.cwd
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="proofsearch-coq-")
+        return self._scratch.name
 
     def restart(self) -> None:
         """Kill the process; the next call starts a fresh one and rebuilds the line."""
@@ -185,6 +196,9 @@ class CoqProver(Prover):
             self._top.close()
             self._top = None
         self._line = _Line()
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
     def _calls(self, calls: Sequence[Call]) -> list[Reply]:
         top = self._process()
@@ -240,9 +254,16 @@ class CoqProver(Prover):
         except ReplyTimeout:
             self.restart()
             raise _LineBroken(common, "replay timed out", timed_out=True) from None
-        if reply.good:
-            return self._tip()
-        return self._recover(reply)
+        if not reply.good:
+            return self._recover(reply)
+        new_states = self._line.states[common:]
+        failed = [(new_states.index(sid), msg) for sid, msg in reply.errors if sid in new_states]
+        if failed:
+            # A command off the tip failed (coqidetop carries on after it): cut there.
+            offset, message = min(failed)
+            self._edit_to(common + offset)
+            raise _LineBroken(common + offset, message)
+        return self._tip()
 
     def _recover(self, reply: Reply) -> int:
         """After a failed execution, cut the line at the last good state and report."""
@@ -363,12 +384,13 @@ class CoqSession(ProofSession):
                 outcomes[index] = TacticError(f"rejected: {exc}")
         pending = [i for i in range(len(tactics)) if i not in outcomes]
         attempts = 0
+        crashes: dict[int, int] = {}
         while pending:
-            done = self._run_batch(state, pending, sentences, limit, outcomes)
+            done = self._run_batch(state, pending, sentences, limit, outcomes, crashes)
             pending = [i for i in pending if i not in outcomes]
             if not done:
                 attempts += 1
-                if attempts > 3:
+                if attempts > 3 + len(tactics):
                     for i in pending:
                         outcomes[i] = TacticError("coqidetop keeps failing")
                     break
@@ -395,6 +417,7 @@ class CoqSession(ProofSession):
         sentences: dict[int, str],
         limit: int,
         outcomes: dict[int, Outcome],
+        crashes: dict[int, int],
     ) -> bool:
         """Run the pending tactics as one pipelined batch; False if it had to stop early."""
         prover = self.prover
@@ -426,7 +449,11 @@ class CoqSession(ProofSession):
             if isinstance(exc, ReplyTimeout) and exc.index % 3 == 1:
                 outcomes[culprit] = TacticTimeout(f"no answer within {guard:g} s; process killed")
             else:
-                outcomes[culprit] = TacticError(f"coqidetop died: {exc}")
+                # The process died under this tactic: run it once more in a fresh process
+                # (it may have been killed from outside); a second death is its own doing.
+                crashes[culprit] = crashes.get(culprit, 0) + 1
+                if crashes[culprit] >= 2:
+                    outcomes[culprit] = TacticError(f"coqidetop died twice running it: {exc}")
             prover.restart()
             return False
         finished = self._read_replies(state, pending, sentences, replies, outcomes)

@@ -1,15 +1,16 @@
 """Re-checking a finished Coq proof from scratch with ``coqc``.
 
-Two compilations in a fresh temporary folder: the first compiles header + statement +
-proof + ``Qed.``; the second only ``Require``s the result and runs ``Print Assumptions``
-on the theorem. Keeping the second file free of the proof's tactics matters: a tactic
-such as ``idtac "Closed under the global context"`` prints that very sentence while the
-first file compiles.
+One compilation in a fresh temporary folder: header + statement + proof + ``Qed.``,
+then a marker and ``Print Assumptions`` on the theorem. Only what ``coqc`` prints after
+the marker is read: the marker is a random identifier made at check time, so no tactic
+can print it, and a tactic such as ``idtac "Closed under the global context"`` (which
+prints that very sentence while the proof runs) fools nobody.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -103,26 +104,28 @@ def check_proof(
     if name is None:
         return CheckResult(False, "cannot find the name the statement declares")
     allowed = set(allowed_axioms)
+    marker = f"proofsearch_marker_{secrets.token_hex(8)}"
+    source = (
+        proof_script(header, statement, proof)
+        + f"Definition {marker} := 0.\nCheck {marker}.\nPrint Assumptions {name}.\n"
+    )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
-        folder = Path(tmp)
         try:
             compiled = run_coqc(
-                proof_script(header, statement, proof), folder, MODULE,
-                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-            )  # fmt: skip
-            if compiled.returncode != 0:
-                return CheckResult(False, f"coqc rejected the proof: {compiled.stderr.strip()}")
-            printed = run_coqc(
-                f"Require {MODULE}.\nPrint Assumptions {MODULE}.{name}.\n", folder, "Assumptions",
+                source, Path(tmp), MODULE,
                 coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             return CheckResult(False, f"coqc took more than {timeout:g} s")
         except FileNotFoundError:
             return CheckResult(False, f"{coqc} not found: install Coq 8.16")
-        if printed.returncode != 0:
-            return CheckResult(False, f"Print Assumptions failed: {printed.stderr.strip()}")
-        clean, axioms, other = parse_assumptions(printed.stdout)
+        if compiled.returncode != 0:
+            return CheckResult(False, f"coqc rejected the proof: {compiled.stderr.strip()}")
+        _, seen, after = compiled.stdout.rpartition(marker)
+        if not seen:
+            return CheckResult(False, "coqc printed no Print Assumptions output")
+        after = after.split("\n", 2)[2] if after.count("\n") >= 2 else ""
+        clean, axioms, other = parse_assumptions(after)
         if not clean:
             return CheckResult(False, other or "not closed", axioms)
         extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]

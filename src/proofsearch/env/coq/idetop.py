@@ -9,6 +9,7 @@ the previous reply arrived (coqidetop answers calls one at a time).
 from __future__ import annotations
 
 import re
+import shutil
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -24,10 +25,15 @@ SUPPORTED_VERSIONS = ("8.16",)
 
 @dataclass
 class Reply:
-    """The ``<value>`` answering one call, and the error messages fed back before it."""
+    """The ``<value>`` answering one call, and the errors fed back before it.
+
+    ``errors`` pairs each error message with the state it is about: a failing command
+    that is not at the tip (``Check undefined.`` in a header) is reported only there,
+    while the ``Goal`` reply itself says ``good``.
+    """
 
     value: ET.Element
-    errors: list[str] = field(default_factory=list)
+    errors: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def good(self) -> bool:
@@ -37,7 +43,7 @@ class Reply:
     def message(self) -> str:
         """The failure's message (or the first error fed back)."""
         text = xml.failure_message(self.value)
-        return text or (self.errors[0] if self.errors else "")
+        return text or (self.errors[0][1] if self.errors else "")
 
 
 class ReplyTimeout(Exception):
@@ -78,12 +84,11 @@ class CoqIdeTop:
         start_timeout: float = 30.0,
     ) -> None:
         command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
-        try:
-            self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
-        except FileNotFoundError as exc:
+        if shutil.which(binary) is None:
             raise EnvError(
                 f"{binary} not found: install Coq 8.16 (Debian/Ubuntu: apt-get install coq)"
-            ) from exc
+            )
+        self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
         self._stream = xml.ReplyStream()
         self._pending: list[ET.Element] = []
         try:
@@ -124,7 +129,7 @@ class CoqIdeTop:
         return replies
 
     def _next_reply(self, deadline: float | None) -> Reply | None:
-        errors: list[str] = []
+        errors: list[tuple[int, str]] = []
         while True:
             while self._pending:
                 element = self._pending.pop(0)
@@ -142,12 +147,14 @@ class CoqIdeTop:
         self.process.kill()
 
 
-def _error_message(element: ET.Element) -> str | None:
-    """The text of an error-level message carried by a ``<feedback>`` element."""
+def _error_message(element: ET.Element) -> tuple[int, str] | None:
+    """The state and text of an error-level message carried by a ``<feedback>``."""
     for message in element.iter("message"):
         level = message.find("message_level")
         if level is not None and level.get("val") == "error":
-            return xml.text_of(message.find("richpp")).strip()
+            state = element.find("state_id")
+            state_id = int(state.get("val", "0")) if state is not None else 0
+            return state_id, xml.text_of(message.find("richpp")).strip()
     return None
 
 

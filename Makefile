@@ -1,0 +1,58 @@
+# The two commands of the README: `make demo` and `make test`. Both set everything up.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+OUT    ?= out
+STAMP  := $(VENV)/.installed
+
+# Everything that may start Ray runs in a loopback-only network namespace, so that Ray's
+# start-up probes of cloud-metadata and public addresses never leave the machine.
+NETNS := $(shell if unshare -rn true 2>/dev/null; then \
+	echo "unshare -rn -- bash -c 'ip link set lo up 2>/dev/null; exec \"\$$@\"' netns"; fi)
+
+.PHONY: demo test bench setup coq lint clean
+
+demo: setup
+	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
+	$(NETNS) $(BIN)/proofsearch search benchmarks/coq/demo.jsonl --workers 2 \
+		--timeout 30 --output $(OUT)/demo-results.jsonl --overwrite
+	$(BIN)/proofsearch check $(OUT)/demo-results.jsonl benchmarks/coq/demo.jsonl
+
+test: setup
+	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
+	$(BIN)/ruff check src tests benchmarks
+	$(NETNS) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+bench: setup
+	$(NETNS) $(BIN)/python benchmarks/run_all.py --out $(OUT)/bench $(BENCH_ARGS)
+
+setup: $(STAMP) coq
+
+# torch is pinned first: 2.13.0 is a CPU wheel; an unpinned torch pulls GBs of CUDA builds.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "torch==2.13.0"
+	$(BIN)/python -m pip install -q -e ".[hf,dev]"
+	touch $(STAMP)
+
+# Coq 8.16 from the system's packages where coqidetop.opt is missing and we may install.
+coq:
+	@if command -v coqidetop.opt >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Coq (apt-get install -y coq)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \
+		echo "installing Coq (sudo apt-get install -y coq)"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq; \
+	else \
+		echo "Coq 8.16 is missing: install it (Debian/Ubuntu: sudo apt-get install coq;" \
+		     "elsewhere: opam install coq.8.16.1), then run make again."; exit 1; \
+	fi
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+clean:
+	rm -rf $(OUT) .pytest_cache

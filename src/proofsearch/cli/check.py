@@ -1,0 +1,68 @@
+"""``proofsearch check``: re-verify every proved result from scratch."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.options import add_prover_options, prover_options
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "check",
+        help="re-check every proved result from scratch",
+        description="Re-verify each 'proved' result of RESULTS against THEOREMS with a fresh "
+        "prover (Coq: coqc + Print Assumptions). Exit code 1 if any proof fails.",
+    )
+    parser.add_argument("results", help="results file written by proofsearch search")
+    parser.add_argument("theorems", help="the theorem file that was searched")
+    add_prover_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofsearch.data.theorems import load_theorems
+    from proofsearch.distributed.store import read_results
+    from proofsearch.env.registry import make_prover
+
+    console = Console()
+    try:
+        loaded = load_theorems(args.theorems)
+    except OSError as exc:
+        console.print(f"[red]cannot read {args.theorems}: {exc}")
+        return EXIT_USAGE
+    if not Path(args.results).exists():
+        console.print(f"[red]no such results file: {args.results}")
+        return EXIT_USAGE
+    existing = read_results(args.results)
+    for problem in [*map(str, loaded.invalid), *existing.problems]:
+        console.print(f"[yellow]{problem}", markup=False)
+    theorems = {t.name: t for t in loaded.theorems}
+    proved = [r for r in existing.records.values() if r["status"] == "proved"]
+    failures: list[tuple[str, str]] = []
+    with make_prover(args.prover, prover_options(args)) as prover:
+        for record in proved:
+            theorem = theorems.get(record["name"])
+            if theorem is None:
+                failures.append((record["name"], f"not in {args.theorems}"))
+                continue
+            proof = record.get("proof")
+            if not isinstance(proof, list) or not all(isinstance(t, str) for t in proof):
+                failures.append((record["name"], "no proof (list of tactics) recorded"))
+                continue
+            verdict = prover.check(theorem, proof)
+            if not verdict.ok:
+                failures.append((record["name"], verdict.message))
+    console.print(f"re-checked {len(proved)} proof(s): {len(proved) - len(failures)} passed")
+    if failures:
+        table = Table("theorem", "why it failed", title="rejected proofs")
+        for name, why in failures:
+            table.add_row(name, why)
+        console.print(table)
+        return EXIT_FAILURES
+    return EXIT_OK

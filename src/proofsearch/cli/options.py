@@ -1,0 +1,81 @@
+"""Options shared by subcommands: which prover, how to reach it, which generator."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from proofsearch.env.registry import PROVERS
+
+
+def add_prover_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("prover")
+    group.add_argument("--prover", choices=sorted(PROVERS), default="coq", help="default: coq")
+    group.add_argument(
+        "--tactic-timeout", type=float, default=5.0, metavar="S",
+        help="per-tactic time limit in seconds (default: 5)",
+    )  # fmt: skip
+    group.add_argument(
+        "--memory-limit-mb", type=int, default=None, metavar="MB",
+        help="address-space cap of each prover process (default: Coq 4096, Lean 16384)",
+    )  # fmt: skip
+    group.add_argument(
+        "--allow-axiom", action="append", default=[], metavar="NAME",
+        help="an axiom a proof may rest on (repeatable; Lean allows propext, "
+        "Classical.choice, Quot.sound by default)",
+    )  # fmt: skip
+    coq = parser.add_argument_group("Coq")
+    coq.add_argument("--coq-binary", default="coqidetop.opt", help="default: coqidetop.opt")
+    coq.add_argument("--coqc", default="coqc", help="compiler used to re-check proofs")
+    coq.add_argument(
+        "--coq-arg", action="append", default=[], metavar="ARG",
+        help="argument for coqidetop and coqc, repeatable (e.g. --coq-arg=-R "
+        "--coq-arg=theories --coq-arg=MyLib)",
+    )  # fmt: skip
+    lean = parser.add_argument_group("Lean 4")
+    lean.add_argument(
+        "--lean-repl", default=None, metavar="COMMAND",
+        help="command line that starts the REPL (default: lake env ../repl/.lake/build/bin/repl)",
+    )  # fmt: skip
+    lean.add_argument(
+        "--lean-project", default=None, metavar="DIR", help="the Lake project to run the REPL in"
+    )
+    lean.add_argument(
+        "--allow-native-decide", action="store_true", help="let tactics use native_decide"
+    )
+
+
+def prover_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Plain options for :func:`proofsearch.env.make_prover` from parsed arguments."""
+    options: dict[str, Any] = {"tactic_timeout": args.tactic_timeout}
+    if args.memory_limit_mb is not None:
+        options["memory_limit_mb"] = args.memory_limit_mb
+    if args.prover == "coq":
+        options.update(binary=args.coq_binary, coqc=args.coqc, args=absolute_paths(args.coq_arg))
+        if args.allow_axiom:
+            options["allowed_axioms"] = list(args.allow_axiom)
+    elif args.prover == "lean":
+        if args.lean_repl:
+            options["repl_command"] = args.lean_repl
+        if args.lean_project:
+            options["project_dir"] = args.lean_project
+        if args.allow_native_decide:
+            options["allow_native_decide"] = True
+        if args.allow_axiom:
+            options["allowed_axioms"] = list(args.allow_axiom)
+    return options
+
+
+def absolute_paths(coq_args: list[str]) -> list[str]:
+    """Make the folder of ``-R DIR LIB``, ``-Q DIR LIB`` and ``-I DIR`` absolute.
+
+    Coq runs in a private working folder (tactics such as ``lia`` write caches there),
+    so folders given relative to where ``proofsearch`` was started must be resolved now.
+    """
+    import os
+
+    resolved = list(coq_args)
+    for index, arg in enumerate(resolved[:-1]):
+        if arg in ("-R", "-Q", "-I", "-include"):
+            resolved[index + 1] = os.path.abspath(resolved[index + 1])
+    return resolved

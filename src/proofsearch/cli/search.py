@@ -1,0 +1,234 @@
+"""``proofsearch search``: best-first search over a theorem file, results to JSONL."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from rich.console import Console
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.options import add_prover_options, prover_options
+from proofsearch.cli.progress import ProgressDisplay
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "search",
+        help="search proofs for every theorem of a file",
+        description="Best-first proof search over a JSONL theorem file. Each result is "
+        "appended and fsynced to the results file as soon as it is known.",
+    )
+    parser.add_argument("theorems", help="theorem file (JSONL: name, statement, header)")
+    parser.add_argument(
+        "--output", "-o", default="results.jsonl", help="results file (default: results.jsonl)"
+    )
+    parser.add_argument("--resume", action="store_true", help="skip theorems already in --output")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
+    parser.add_argument(
+        "--retry-errors", action="store_true", help="with --resume: search 'error' results again"
+    )
+    parser.add_argument(
+        "--skip-invalid", action="store_true",
+        help="run the valid theorems and record bad lines with status 'invalid'",
+    )  # fmt: skip
+    parser.add_argument("--limit", type=int, default=None, help="only the first N theorems")
+    add_prover_options(parser)
+    search = parser.add_argument_group("search budgets")
+    search.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds per theorem (default: 60)"
+    )
+    search.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
+    search.add_argument(
+        "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
+    )
+    search.add_argument(
+        "--no-check", action="store_true",
+        help="do not re-check proofs from scratch (results then say checked: false)",
+    )  # fmt: skip
+    add_generator_options(parser)
+    add_ray_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    parser.set_defaults(func=run)
+
+
+def add_generator_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("tactic generator")
+    group.add_argument(
+        "--generator", default="portfolio",
+        help="portfolio (default), fixed, hf, openai, vllm",
+    )  # fmt: skip
+    group.add_argument("--tactic", help="the tactic of --generator fixed")
+    group.add_argument("--tactics-file", help="portfolio: one tactic a line, optional TAB logprob")
+    group.add_argument("--model", help="hf/vllm: checkpoint folder; openai: model name")
+    group.add_argument("--base-url", help="openai: server URL, e.g. http://127.0.0.1:8000/v1")
+    group.add_argument(
+        "--gen-option", action="append", default=[], metavar="KEY=VALUE",
+        help="any other generator option (value parsed as JSON when it can be)",
+    )  # fmt: skip
+
+
+def add_ray_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("distribution (Ray)")
+    group.add_argument(
+        "--workers", type=int, default=1,
+        help="prover workers; 1 runs in this process, N >= 2 on Ray actors (default: 1)",
+    )  # fmt: skip
+    group.add_argument("--address", default=None, help="join this Ray cluster (or RAY_ADDRESS)")
+    group.add_argument("--ray-tmpdir", default=None, help="Ray's temporary folder")
+    group.add_argument("--num-gpus", type=float, default=0.0, help="GPUs for the generators")
+    group.add_argument(
+        "--generator-actors", type=int, default=0,
+        help="shared GPU generator actors (0: each worker holds its own generator)",
+    )  # fmt: skip
+    group.add_argument(
+        "--max-attempts", type=int, default=3,
+        help="a theorem whose worker crashes this many times is recorded as 'error'",
+    )  # fmt: skip
+    group.add_argument("--verbose", action="store_true", help="show Ray's own logs")
+
+
+def generator_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Plain options for :func:`proofsearch.generate.make_generator`."""
+    import json
+
+    options: dict[str, Any] = {}
+    if args.generator == "portfolio":
+        options["prover"] = args.prover
+        if args.tactics_file:
+            options["tactics_file"] = os.path.abspath(args.tactics_file)
+    if args.tactic is not None:
+        options["tactic"] = args.tactic
+    if args.model is not None:
+        options["model"] = args.model
+    if args.base_url is not None:
+        options["base_url"] = args.base_url
+    for item in args.gen_option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--gen-option {item!r}: expected KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofsearch.data.summary import summarize, summary_table
+    from proofsearch.data.theorems import load_theorems
+    from proofsearch.distributed.store import ResultsFileError, ResultsStore
+    from proofsearch.search.prover import SearchConfig
+    from proofsearch.search.result import Status
+
+    console = Console(stderr=True)
+    try:
+        loaded = load_theorems(args.theorems)
+    except OSError as exc:
+        console.print(f"[red]cannot read {args.theorems}: {exc}")
+        return EXIT_USAGE
+    if loaded.invalid and not args.skip_invalid:
+        console.print(f"[red]{len(loaded.invalid)} bad line(s); nothing was run:")
+        for problem in loaded.invalid:
+            console.print(f"  {problem}", markup=False)
+        console.print("pass --skip-invalid to run the valid theorems anyway")
+        return EXIT_USAGE
+    if args.generator == "fixed" and not args.tactic:
+        console.print("[red]--generator fixed needs --tactic")
+        return EXIT_USAGE
+    try:
+        gen_options = generator_options(args)
+    except ValueError as exc:
+        console.print(f"[red]{exc}")
+        return EXIT_USAGE
+    theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
+    from proofsearch.distributed.spec import WorkerSpec
+
+    spec = WorkerSpec(
+        prover=args.prover,
+        prover_options=prover_options(args),
+        generator=args.generator,
+        generator_options=gen_options,
+        search=SearchConfig(
+            timeout=args.timeout,
+            max_expansions=args.max_expansions,
+            num_sampled_tactics=args.num_sampled_tactics,
+            tactic_timeout=args.tactic_timeout,
+            check=not args.no_check,
+        ),
+    )
+    retry = [Status.ERROR] if args.retry_errors else []
+    try:
+        store = ResultsStore(
+            args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
+        )
+    except ResultsFileError as exc:
+        console.print(f"[red]{exc}")
+        return EXIT_USAGE
+    for problem in store.existing.problems:
+        console.print(f"[yellow]{problem}", markup=False)
+    start = time.perf_counter()
+    with store:
+        invalid_records = invalid_result_records(loaded.invalid, {t.name for t in theorems})
+        invalid_records = [r for r in invalid_records if not store.done(r["name"])]
+        todo = [t for t in theorems if not store.done(t.name)]
+        skipped = len(theorems) - len(todo)
+        if skipped and not args.quiet:
+            console.print(f"resuming: {skipped} theorem(s) already have a result in {args.output}")
+        display = ProgressDisplay(len(todo) + len(invalid_records), console, not args.quiet)
+        with display:
+            for record in invalid_records:
+                store.append(record)
+                display.result(record)
+            try:
+                _run(args, spec, todo, store, display)
+            except RunFailed as exc:
+                console.print(f"[red]{exc}")
+                return EXIT_FAILURES
+    wall = time.perf_counter() - start
+    if not args.quiet:
+        from proofsearch.distributed.store import read_results
+
+        records = read_results(args.output).records.values()
+        names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
+        Console().print(summary_table(summarize(r for r in records if r["name"] in names), wall))
+    return EXIT_OK
+
+
+def invalid_result_records(invalid: list[Any], valid_names: set[str]) -> list[dict[str, Any]]:
+    """One ``invalid`` result per bad line, named so it never clashes with a valid theorem."""
+    from proofsearch.search.result import Status
+
+    by_line: dict[tuple[str, int], list[Any]] = {}
+    for bad in invalid:
+        by_line.setdefault((bad.source, bad.line), []).append(bad)
+    records = []
+    for (source, line), problems in by_line.items():
+        name = problems[0].name
+        if not name or name in valid_names or any(p.field == "name" for p in problems):
+            name = f"{source}:{line}"
+        records.append(
+            {
+                "name": name,
+                "status": str(Status.INVALID),
+                "proof": None,
+                "checked": False,
+                "error": "; ".join(str(p) for p in problems),
+            }
+        )
+    return records
+
+
+class RunFailed(Exception):
+    """The run could not go on (Ray would not start, ...): the message says why."""
+
+
+def _run(args: argparse.Namespace, spec: Any, todo: list[Any], store: Any, events: Any) -> None:
+    if args.workers <= 1:
+        from proofsearch.distributed.local import run_local
+
+        run_local(spec, todo, store, events)
+        return
+    raise RunFailed("--workers N >= 2 needs the Ray runner, which is not built yet")

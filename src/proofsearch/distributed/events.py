@@ -1,0 +1,25 @@
+"""How a run reports what happens to whoever shows it (a progress bar, a test)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class RunEvents(Protocol):
+    """Callbacks a runner makes; all are called from the driver's thread."""
+
+    def result(self, record: dict[str, Any]) -> None:
+        """A theorem's result was written to the results file."""
+
+    def worker_restarted(self, reason: str) -> None:
+        """A worker died or was killed and has been replaced."""
+
+
+class NoEvents:
+    """Ignores every event."""
+
+    def result(self, record: dict[str, Any]) -> None:
+        pass
+
+    def worker_restarted(self, reason: str) -> None:
+        pass

@@ -1,0 +1,87 @@
+"""Malformed theorem files: every bad line named with file, line and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.data.theorems import load_theorems
+
+GOOD = {"name": "t1", "statement": "Theorem t1 : True.", "topic": "logic"}
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def bad_file(tmp_path: Path) -> Path:
+    return write(
+        tmp_path / "thms.jsonl",
+        [
+            json.dumps(GOOD),
+            "{not json",
+            json.dumps({"statement": "Theorem x : True."}),
+            json.dumps({"name": "t1", "statement": "Theorem t1' : True."}),
+            json.dumps({"name": "t4", "statement": 42}),
+            json.dumps({"name": "t5"}),
+            "[1, 2]",
+            json.dumps({"name": "t7", "formal_statement": "Theorem t7 : True.", "header": ""}),
+        ],
+    )
+
+
+def test_every_bad_line_is_reported(bad_file: Path) -> None:
+    loaded = load_theorems(bad_file)
+    assert [t.name for t in loaded.theorems] == ["t1", "t7"]
+    assert loaded.theorems[0].extra == {"topic": "logic"}
+    where = [(bad.line, bad.field) for bad in loaded.invalid]
+    assert where == [
+        (2, "(line)"),
+        (3, "name"),
+        (4, "name"),
+        (5, "statement"),
+        (6, "statement"),
+        (7, "(line)"),
+    ]
+    assert all(str(bad).startswith(f"{bad_file}:") for bad in loaded.invalid)
+    assert "duplicate" in loaded.invalid[2].message
+
+
+def test_cli_refuses_to_start_and_lists_every_bad_line(
+    bad_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jsonl"
+    assert main(["search", str(bad_file), "--output", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    for line in (2, 3, 4, 5, 6, 7):
+        assert f"thms.jsonl:{line}:" in err
+    assert not out.exists()
+
+
+def test_skip_invalid_runs_the_rest_and_records_the_bad_ones(
+    bad_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r.jsonl"
+    code = main(
+        ["search", str(bad_file), "--output", str(out), "--quiet", "--skip-invalid",
+         "--generator", "fixed", "--tactic", "exact I"]
+    )  # fmt: skip
+    assert code == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    by_status: dict[str, list[dict[str, object]]] = {}
+    for record in records:
+        by_status.setdefault(str(record["status"]), []).append(record)
+    assert sorted(str(r["name"]) for r in by_status["proved"]) == ["t1", "t7"]
+    assert len(by_status["invalid"]) == 6
+    assert len({r["name"] for r in records}) == len(records)
+    assert all("field" in str(r["error"]) for r in by_status["invalid"])
+    assert next(r for r in records if r["name"] == "t1")["topic"] == "logic"
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    assert main(["search", str(tmp_path / "missing.jsonl"), "--quiet"]) == 2

@@ -1,0 +1,62 @@
+"""Sentence splitting must match what coqidetop's Add parses, or code is dropped silently."""
+
+from __future__ import annotations
+
+import pytest
+
+from proofsearch.env.coq.sentences import SentenceError, split_sentences
+
+
+def texts(source: str) -> list[str]:
+    return [s.text for s in split_sentences(source)]
+
+
+def test_plain_sentences_and_comments() -> None:
+    source = (
+        "Require Import Arith.\n(* a comment. with dots. *) Lemma x : 1 = 1.\nProof. auto. Qed."
+    )
+    assert texts(source) == [
+        "Require Import Arith.",
+        "Lemma x : 1 = 1.",
+        "Proof.",
+        "auto.",
+        "Qed.",
+    ]
+
+
+def test_bullets_braces_and_selectors_are_sentences() -> None:
+    source = "split. - auto. + left. ** right. 2: { idtac. } { exact I. }"
+    assert texts(source) == [
+        "split.", "-", "auto.", "+", "left.", "**", "right.",
+        "2: {", "idtac.", "}", "{", "exact I.", "}",
+    ]  # fmt: skip
+
+
+def test_dots_that_do_not_end_sentences() -> None:
+    source = (
+        'Notation "[ x ; .. ; y ]" := (cons x .. (cons y nil) ..).\n'
+        "Check Nat.add_comm.\n"
+        'Definition s := "a. b".\n'
+        "(* nested (* comment. *) still. *) Check 1."
+    )
+    assert texts(source) == [
+        'Notation "[ x ; .. ; y ]" := (cons x .. (cons y nil) ..).',
+        "Check Nat.add_comm.",
+        'Definition s := "a. b".',
+        "Check 1.",
+    ]
+
+
+def test_doubled_quotes_inside_strings() -> None:
+    assert texts('Definition s := "say ""hi"". ok". Check s.') == [
+        'Definition s := "say ""hi"". ok".',
+        "Check s.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "source", ["Lemma x : True", "(* open comment", 'Definition s := "open.', "auto. intros"]
+)
+def test_unterminated_text_is_an_error(source: str) -> None:
+    with pytest.raises(SentenceError):
+        split_sentences(source)

@@ -1,0 +1,147 @@
+"""Best-first search semantics, pinned down on explicit state graphs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+from proofsearch.generate.base import Suggestion, TacticGenerator
+from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
+from proofsearch.theorem import Theorem
+from tests.search.graph_prover import QED, GraphProver, TableGenerator
+
+THEOREM = Theorem("t", "statement")
+
+
+def search(
+    edges: Mapping[str, Mapping[str, str]],
+    table: Mapping[str, Sequence[tuple[str, float]]],
+    **config: object,
+) -> tuple[object, GraphProver, TableGenerator]:
+    prover = GraphProver(edges, delay=float(config.pop("delay", 0.0)))  # type: ignore[arg-type]
+    generator = TableGenerator(table)
+    searcher = BestFirstSearchProver(prover, generator, SearchConfig(**config))  # type: ignore[arg-type]
+    return searcher.search(THEOREM), prover, generator
+
+
+def test_expands_by_cumulative_logprob() -> None:
+    edges = {"root": {"a": "A", "b": "B"}, "A": {"a2": "A2"}, "B": {"b2": QED}, "A2": {}}
+    table = {"root": [("a", -0.1), ("b", -0.5)], "A": [("a2", -0.2)], "B": [("b2", -0.1)]}
+    result, _, generator = search(edges, table)
+    # A (-0.1), then A2 (-0.3), then B (-0.5): B's child proves it.
+    assert generator.calls == ["root", "A", "A2", "B"]
+    assert result.status is Status.PROVED and result.proof == ["b", "b2"] and result.checked
+
+
+def test_failed_when_tree_exhausted_and_open_when_budget_spent() -> None:
+    edges = {"root": {"a": "A"}, "A": {}}
+    table = {"root": [("a", -1.0), ("x", -1.0)], "A": [("y", -1.0)]}
+    result, _, _ = search(edges, table)
+    assert result.status is Status.FAILED and result.proof is None
+    result, _, _ = search(edges, table, max_expansions=1)
+    assert result.status is Status.OPEN
+
+
+class FreshStates(TacticGenerator):
+    """Every expansion yields new states: the tree never runs out."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        self.calls += 1
+        return [Suggestion(f"t{i}", -1.0) for i in range(2)]
+
+
+class InfiniteGraph(dict):  # type: ignore[type-arg]
+    counter = itertools.count()
+
+    def get(self, key: str, default: object = None) -> dict[str, str]:  # type: ignore[override]
+        return {"t0": f"s{next(self.counter)}", "t1": f"s{next(self.counter)}"}
+
+
+def test_max_expansions_is_exact() -> None:
+    for limit in (1, 2, 7):
+        prover = GraphProver(InfiniteGraph())
+        generator = FreshStates()
+        result = BestFirstSearchProver(
+            prover, generator, SearchConfig(max_expansions=limit)
+        ).search(THEOREM)
+        assert result.status is Status.OPEN
+        assert result.num_searched_nodes == limit == generator.calls
+        assert result.num_total_nodes == 1 + 2 * limit
+
+
+def test_proof_found_in_the_step_that_crosses_the_deadline_counts() -> None:
+    edges = {"root": {"slow": "S"}, "S": {"done": QED}}
+    table = {"root": [("slow", -0.1)], "S": [("done", -0.1)]}
+    # Each tactic takes 0.3 s against a 0.4 s budget: the second expansion starts in time
+    # and its proof arrives after the deadline.
+    result, _, _ = search(edges, table, timeout=0.4, delay=0.3)
+    assert result.status is Status.PROVED and result.proof == ["slow", "done"]
+    assert result.total_time > 0.4
+
+
+def test_identical_states_merge_and_better_path_raises_priority() -> None:
+    edges = {
+        "root": {"bad": "X", "a": "A", "c": "C"},
+        "A": {"good": "X"},
+        "X": {"x": "Y"},
+        "C": {},
+        "Y": {},
+    }
+    table = {
+        "root": [("a", -0.1), ("c", -0.5), ("bad", -3.0)],
+        "A": [("good", -0.1)],
+        "X": [("x", -0.1)],
+    }
+    result, _, generator = search(edges, table)
+    # X is first reached with -3.0 (after C would come), then via A with -0.2: X jumps
+    # ahead of C.
+    assert generator.calls[:3] == ["root", "A", "X"]
+    assert result.num_total_nodes == 5  # root, A, C, X (once), Y
+    assert result.status is Status.FAILED
+
+
+def test_reported_proof_is_the_shortest_found() -> None:
+    edges = {
+        "root": {"long": "L1", "short": "M"},
+        "L1": {"l2": "M"},
+        "M": {"qed": QED},
+    }
+    # M is first reached through the long path (better log-probability) ...
+    table = {
+        "root": [("long", -0.01), ("short", -2.0)],
+        "L1": [("l2", -0.01)],
+        "M": [("qed", -0.01)],
+    }
+    result, prover, _ = search(edges, table)
+    assert result.status is Status.PROVED
+    # ... but the proof uses the one-step path to M.
+    assert result.proof == ["short", "qed"]
+    assert prover.checked[0] == ["short", "qed"]
+
+
+def test_rejected_proof_is_never_reported() -> None:
+    class Rejecting(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            from proofsearch.env.base import CheckResult
+
+            return CheckResult(False, "kernel says no")
+
+    prover = Rejecting({"root": {"cheat": QED}})
+    result = BestFirstSearchProver(prover, TableGenerator({"root": [("cheat", 0.0)]})).search(
+        THEOREM
+    )
+    assert result.status is Status.ERROR and result.proof is None and not result.checked
+    assert "kernel says no" in (result.error or "")
+    assert result.extra["rejected_proof"] == ["cheat"]
+
+
+def test_generator_failure_is_that_theorems_error() -> None:
+    class Broken(TacticGenerator):
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            raise RuntimeError("model exploded")
+
+    result = BestFirstSearchProver(GraphProver({}), Broken()).search(THEOREM)
+    assert result.status is Status.ERROR and "model exploded" in (result.error or "")
