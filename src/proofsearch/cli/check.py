@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.options import add_prover_options, prover_options
+from proofsearch.cli.options import add_prover_options, load_input, prover_options
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,15 +26,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
-    from proofsearch.data.theorems import load_theorems
     from proofsearch.distributed.store import read_results
     from proofsearch.env.registry import make_prover
 
     console = Console()
     try:
-        loaded = load_theorems(args.theorems)
+        loaded = load_input(args)
+        options = prover_options(args)
     except OSError as exc:
         console.print(f"[red]cannot read {args.theorems}: {exc}")
+        return EXIT_USAGE
+    except ValueError as exc:
+        console.print(f"[red]{exc}")
         return EXIT_USAGE
     if not Path(args.results).exists():
         console.print(f"[red]no such results file: {args.results}")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     theorems = {t.name: t for t in loaded.theorems}
     proved = [r for r in existing.records.values() if r["status"] == "proved"]
     failures: list[tuple[str, str]] = []
-    with make_prover(args.prover, prover_options(args)) as prover:
+    with make_prover(args.prover, options) as prover:
         for record in proved:
             theorem = theorems.get(record["name"])
             if theorem is None:

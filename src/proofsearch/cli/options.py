@@ -12,8 +12,8 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("prover")
     group.add_argument("--prover", choices=sorted(PROVERS), default="coq", help="default: coq")
     group.add_argument(
-        "--tactic-timeout", type=float, default=5.0, metavar="S",
-        help="per-tactic time limit in seconds (default: 5)",
+        "--tactic-timeout", type=float, default=None, metavar="S",
+        help="per-tactic time limit in seconds (default: Coq 5, Lean 10)",
     )  # fmt: skip
     group.add_argument(
         "--memory-limit-mb", type=int, default=None, metavar="MB",
@@ -43,11 +43,22 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     lean.add_argument(
         "--allow-native-decide", action="store_true", help="let tactics use native_decide"
     )
+    lean.add_argument(
+        "--leandojo-repo", default=None, metavar="DIR",
+        help="for a LeanDojo Benchmark 4 .json file: the checkout its statements are read from",
+    )  # fmt: skip
+    group.add_argument(
+        "--prover-option", action="append", default=[], metavar="KEY=VALUE",
+        help="any other prover option (value parsed as JSON when it can be), e.g. "
+        "--prover-option recycle_after=500",
+    )  # fmt: skip
 
 
 def prover_options(args: argparse.Namespace) -> dict[str, Any]:
     """Plain options for :func:`proofsearch.env.make_prover` from parsed arguments."""
-    options: dict[str, Any] = {"tactic_timeout": args.tactic_timeout}
+    options: dict[str, Any] = {}
+    if args.tactic_timeout is not None:
+        options["tactic_timeout"] = args.tactic_timeout
     if args.memory_limit_mb is not None:
         options["memory_limit_mb"] = args.memory_limit_mb
     if args.prover == "coq":
@@ -62,8 +73,38 @@ def prover_options(args: argparse.Namespace) -> dict[str, Any]:
         if args.allow_native_decide:
             options["allow_native_decide"] = True
         if args.allow_axiom:
-            options["allowed_axioms"] = list(args.allow_axiom)
+            from proofsearch.env.lean.checker import STANDARD_AXIOMS
+
+            options["allowed_axioms"] = [*STANDARD_AXIOMS, *args.allow_axiom]
+    options.update(parse_key_values(args.prover_option, "--prover-option"))
     return options
+
+
+def parse_key_values(items: list[str], flag: str) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; values are JSON where they parse (numbers, lists), else text."""
+    import json
+
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+        try:
+            parsed[key] = json.loads(value)
+        except json.JSONDecodeError:
+            parsed[key] = value
+    return parsed
+
+
+def load_input(args: argparse.Namespace) -> Any:
+    """Read the theorem file: JSONL, or a LeanDojo Benchmark 4 ``.json`` list."""
+    from proofsearch.data.theorems import load_theorems
+
+    if str(args.theorems).endswith(".json"):
+        from proofsearch.data.leandojo import load_leandojo
+
+        return load_leandojo(args.theorems, args.leandojo_repo)
+    return load_theorems(args.theorems)
 
 
 def absolute_paths(coq_args: list[str]) -> list[str]:

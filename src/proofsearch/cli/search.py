@@ -10,7 +10,12 @@ from typing import Any
 from rich.console import Console
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.options import add_prover_options, prover_options
+from proofsearch.cli.options import (
+    add_prover_options,
+    load_input,
+    parse_key_values,
+    prover_options,
+)
 from proofsearch.cli.progress import ProgressDisplay
 
 
@@ -87,13 +92,15 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
         "--max-attempts", type=int, default=3,
         help="a theorem whose worker crashes this many times is recorded as 'error'",
     )  # fmt: skip
+    group.add_argument(
+        "--deadline-grace", type=float, default=120.0, metavar="S",
+        help="seconds past --timeout before a theorem's worker is killed (default: 120)",
+    )  # fmt: skip
     group.add_argument("--verbose", action="store_true", help="show Ray's own logs")
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     """Plain options for :func:`proofsearch.generate.make_generator`."""
-    import json
-
     options: dict[str, Any] = {}
     if args.generator == "portfolio":
         options["prover"] = args.prover
@@ -105,29 +112,25 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
         options["model"] = args.model
     if args.base_url is not None:
         options["base_url"] = args.base_url
-    for item in args.gen_option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--gen-option {item!r}: expected KEY=VALUE")
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
+    options.update(parse_key_values(args.gen_option, "--gen-option"))
     return options
 
 
 def run(args: argparse.Namespace) -> int:
     from proofsearch.data.summary import summarize, summary_table
-    from proofsearch.data.theorems import load_theorems
     from proofsearch.distributed.store import ResultsFileError, ResultsStore
     from proofsearch.search.prover import SearchConfig
     from proofsearch.search.result import Status
 
     console = Console(stderr=True)
     try:
-        loaded = load_theorems(args.theorems)
+        loaded = load_input(args)
+        prover_opts = prover_options(args)
     except OSError as exc:
         console.print(f"[red]cannot read {args.theorems}: {exc}")
+        return EXIT_USAGE
+    except ValueError as exc:  # LeanDojo file without --leandojo-repo, bad KEY=VALUE
+        console.print(f"[red]{exc}")
         return EXIT_USAGE
     if loaded.invalid and not args.skip_invalid:
         console.print(f"[red]{len(loaded.invalid)} bad line(s); nothing was run:")
@@ -148,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
 
     spec = WorkerSpec(
         prover=args.prover,
-        prover_options=prover_options(args),
+        prover_options=prover_opts,
         generator=args.generator,
         generator_options=gen_options,
         search=SearchConfig(
@@ -226,9 +229,19 @@ class RunFailed(Exception):
 
 
 def _run(args: argparse.Namespace, spec: Any, todo: list[Any], store: Any, events: Any) -> None:
-    if args.workers <= 1:
-        from proofsearch.distributed.local import run_local
+    from proofsearch.distributed.pool import PoolError
+    from proofsearch.distributed.ray_setup import RayOptions, RaySetupError
+    from proofsearch.distributed.run import DistributionOptions, run_search
 
-        run_local(spec, todo, store, events)
-        return
-    raise RunFailed("--workers N >= 2 needs the Ray runner, which is not built yet")
+    options = DistributionOptions(
+        workers=args.workers,
+        ray=RayOptions(address=args.address, tmpdir=args.ray_tmpdir, verbose=args.verbose),
+        num_gpus=args.num_gpus,
+        generator_actors=args.generator_actors,
+        max_attempts=args.max_attempts,
+        deadline_grace=args.deadline_grace,
+    )
+    try:
+        run_search(spec, todo, options, store=store, events=events)
+    except (RaySetupError, PoolError, NotImplementedError) as exc:
+        raise RunFailed(str(exc)) from exc

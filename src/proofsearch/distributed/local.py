@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from proofsearch.distributed.events import RunEvents
 from proofsearch.distributed.spec import WorkerSpec
-from proofsearch.distributed.store import ResultsStore
-from proofsearch.search.result import error_result
+from proofsearch.search.result import SearchResult, error_result
 from proofsearch.theorem import Theorem
 
 
 def run_local(
-    spec: WorkerSpec, theorems: Iterable[Theorem], store: ResultsStore, events: RunEvents
+    spec: WorkerSpec, theorems: Iterable[Theorem], on_result: Callable[[SearchResult], None]
 ) -> None:
-    """Search each theorem and append its result; an interrupted theorem is not written."""
+    """Search each theorem and hand over its result; an interrupted theorem yields nothing."""
     searcher = spec.build()
     try:
         for theorem in theorems:
@@ -23,9 +21,7 @@ def run_local(
             except Exception as exc:  # a bug in one search must not end the run
                 result = error_result(theorem, f"{type(exc).__name__}: {exc}")
                 searcher.prover.close()  # the next theorem starts a fresh prover process
-            record = result.to_record()
-            store.append(record)
-            events.result(record)
+            on_result(result)
     finally:
         searcher.prover.close()
         searcher.generator.close()

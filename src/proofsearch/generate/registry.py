@@ -13,6 +13,9 @@ from proofsearch.generate.base import TacticGenerator
 GENERATORS: dict[str, str] = {
     "fixed": "proofsearch.generate.registry:_fixed",
     "portfolio": "proofsearch.generate.registry:_portfolio",
+    "hf": "proofsearch.generate.registry:_hf",
+    "openai": "proofsearch.generate.registry:_openai",
+    "vllm": "proofsearch.generate.registry:_vllm",
 }
 
 
@@ -38,13 +41,34 @@ def register(name: str, target: str) -> None:
 
 def make_generator(name: str, options: Mapping[str, Any] | None = None) -> TacticGenerator:
     """Build the generator ``name`` from plain (picklable) options."""
-    try:
-        target = GENERATORS[name]
-    except KeyError:
+    target = GENERATORS.get(name)
+    if target is None and ":" in name:
+        target = name  # "package.module:factory", a user's own generator
+    if target is None:
         known = ", ".join(sorted(GENERATORS))
-        raise ValueError(f"unknown generator {name!r} (known: {known})") from None
+        raise ValueError(
+            f"unknown generator {name!r} (known: {known}; or give module:factory)"
+        ) from None
     module_name, _, attribute = target.partition(":")
     factory: Callable[..., TacticGenerator] = getattr(
         importlib.import_module(module_name), attribute
     )
     return factory(**dict(options or {}))
+
+
+def _hf(**options: Any) -> TacticGenerator:
+    from proofsearch.generate.hf import HFTacticGenerator
+
+    return HFTacticGenerator(**options)
+
+
+def _openai(**options: Any) -> TacticGenerator:
+    from proofsearch.generate.openai import OpenAITacticGenerator
+
+    return OpenAITacticGenerator(**options)
+
+
+def _vllm(**options: Any) -> TacticGenerator:
+    from proofsearch.generate.vllm import VLLMTacticGenerator
+
+    return VLLMTacticGenerator(**options)

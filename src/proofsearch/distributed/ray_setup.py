@@ -1,0 +1,149 @@
+"""Starting or joining Ray: quiet, loopback-only when local, with a clear error for long paths.
+
+A local cluster is started on 127.0.0.1 with a small object store (results are small)
+and shut down by the run that started it; a cluster given by ``--address`` or
+``RAY_ADDRESS`` is only joined and left. Ray's own output (worker-death notices from
+the raylet, C++ warnings) is kept out of the progress display unless ``--verbose``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proofsearch.distributed.watchdog import Watchdog
+
+#: AF_UNIX socket paths are limited to 107 bytes plus the terminating NUL.
+MAX_SOCKET_PATH = 107
+#: ``session_<YYYY-mm-dd_HH-MM-SS_ffffff>_<pid up to 7 digits>/sockets/plasma_store``.
+_SOCKET_SUFFIX = len("/session_2026-01-01_00-00-00_000000_1234567/sockets/plasma_store")
+
+log = logging.getLogger(__name__)
+
+
+class RaySetupError(Exception):
+    """Ray cannot be started or joined as asked (the message says what to change)."""
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """How to reach Ray."""
+
+    #: An existing cluster (``ray start --head`` prints it); ``None``: ``RAY_ADDRESS``
+    #: or, failing that, a new local cluster.
+    address: str | None = None
+    #: Ray's temporary folder (LeanAgent's ``RAY_TMPDIR``, set from ``raid_dir``).
+    tmpdir: str | None = None
+    verbose: bool = False
+    #: CPUs of a new local cluster (default: the machine's).
+    num_cpus: int | None = None
+    #: GPUs of a new local cluster (default: what Ray detects).
+    num_gpus: float | None = None
+    object_store_mb: int = 256
+
+
+def check_socket_path(tmpdir: str) -> None:
+    """Fail early, and clearly, where Ray's socket paths would exceed 107 bytes."""
+    length = len(os.fsencode(os.path.abspath(tmpdir))) + _SOCKET_SUFFIX
+    if length > MAX_SOCKET_PATH:
+        budget = MAX_SOCKET_PATH - _SOCKET_SUFFIX
+        raise RaySetupError(
+            f"--ray-tmpdir {tmpdir!r} is too long: Ray's socket paths under it would be "
+            f"{length} bytes, over the {MAX_SOCKET_PATH}-byte limit of Unix sockets. "
+            f"Use a folder path of at most {budget} bytes (e.g. /tmp/ray-$USER)."
+        )
+
+
+def _quiet_ray() -> None:
+    """Send Ray's driver-side error echo to our logger instead of the terminal."""
+    try:
+        import ray._private.worker as ray_worker
+    except ImportError:  # pragma: no cover - layout of a future Ray
+        return
+
+    def to_debug_log(data: dict, ignore_prefix: bool = False) -> None:  # type: ignore[type-arg]
+        for line in data.get("lines", []):
+            log.debug("ray: %s", line)
+
+    ray_worker.print_to_stdstream = to_debug_log  # type: ignore[assignment]
+
+
+@contextmanager
+def ray_session(options: RayOptions) -> Iterator[bool]:
+    """Start or join Ray for the duration of the block; yields whether it was started here."""
+    import ray
+
+    if ray.is_initialized():
+        yield False
+        return
+    address = options.address or os.environ.get("RAY_ADDRESS") or None
+    if options.tmpdir:
+        check_socket_path(options.tmpdir)
+        Path(options.tmpdir).mkdir(parents=True, exist_ok=True)
+    if not options.verbose:
+        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
+        _quiet_ray()
+    common = {
+        "logging_level": logging.INFO if options.verbose else logging.ERROR,
+        "log_to_driver": options.verbose,
+        "include_dashboard": False,
+    }
+    watchdog = None if address else Watchdog()
+    try:
+        with _stderr_to_log(not options.verbose):
+            _init(address, options, common)
+    except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
+        if watchdog is not None:
+            watchdog.close()
+        where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+        raise RaySetupError(f"cannot start or join {where}: {exc}") from exc
+    try:
+        yield address is None
+    finally:
+        ray.shutdown()
+        if watchdog is not None:
+            watchdog.close()
+
+
+@contextmanager
+def _stderr_to_log(enabled: bool) -> Iterator[None]:
+    """Keep Ray's C++ start-up warnings (printed straight to fd 2) off the terminal."""
+    if not enabled:
+        yield
+        return
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            for line in sink.read().decode("utf-8", "replace").splitlines():
+                log.debug("ray start-up: %s", line)
+
+
+def _init(address: str | None, options: RayOptions, common: dict[str, Any]) -> None:
+    import ray
+
+    if address:
+        ray.init(address=address, **common)
+    else:
+        ray.init(
+            num_cpus=options.num_cpus or os.cpu_count() or 1,
+            num_gpus=options.num_gpus,
+            object_store_memory=options.object_store_mb * 1024 * 1024,
+            _node_ip_address="127.0.0.1",
+            _temp_dir=os.path.abspath(options.tmpdir) if options.tmpdir else None,
+            **common,
+        )

@@ -1,0 +1,108 @@
+"""The native entry point of a run: theorems in, durable results out, locally or on Ray.
+
+Both the CLI and :class:`~proofsearch.distributed.api.DistributedProver` come through
+:func:`run_search`, so the in-process path and the Ray path share everything but the
+executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from proofsearch.distributed.events import NoEvents, RunEvents
+from proofsearch.distributed.local import run_local
+from proofsearch.distributed.ray_setup import RayOptions
+from proofsearch.distributed.spec import WorkerSpec
+from proofsearch.distributed.store import ResultsStore
+from proofsearch.search.result import SearchResult
+from proofsearch.theorem import Theorem
+
+#: Generators that run a model and can use a GPU.
+GPU_GENERATORS = frozenset({"hf", "vllm"})
+
+
+@dataclass(frozen=True)
+class DistributionOptions:
+    """How many workers, where, and how failures are handled."""
+
+    workers: int = 1
+    ray: RayOptions = field(default_factory=RayOptions)
+    #: GPUs for the tactic generators, split over the workers (LeanAgent's ``num_gpus``).
+    num_gpus: float = 0.0
+    #: Shared GPU generator actors (0: each worker holds its own generator).
+    generator_actors: int = 0
+    #: Crashes of a theorem's worker before it is recorded as ``error``.
+    max_attempts: int = 3
+    #: Seconds past the search timeout before a theorem's worker is killed.
+    deadline_grace: float = 120.0
+    #: CPUs each prover actor asks Ray for.
+    cpus_per_worker: float = 1.0
+
+
+class _Collect:
+    """Forwards events, writes results durably, and keeps them for the caller."""
+
+    def __init__(self, store: ResultsStore | None, events: RunEvents) -> None:
+        self.store = store
+        self.events = events
+        self.results: list[SearchResult] = []
+
+    def add(self, result: SearchResult) -> None:
+        self.results.append(result)
+        record = result.to_record()
+        if self.store is not None:
+            self.store.append(record)
+        self.events.result(record)
+
+
+def worker_gpus(spec: WorkerSpec, options: DistributionOptions) -> float:
+    """GPUs each prover actor asks for: a share of ``num_gpus`` when it runs the model."""
+    if options.generator_actors or spec.generator not in GPU_GENERATORS:
+        return 0.0
+    return options.num_gpus / max(1, options.workers)
+
+
+def run_search(
+    spec: WorkerSpec,
+    theorems: Sequence[Theorem],
+    options: DistributionOptions | None = None,
+    *,
+    store: ResultsStore | None = None,
+    events: RunEvents | None = None,
+) -> list[SearchResult]:
+    """Search ``theorems``; each result is written to ``store`` as soon as it is known."""
+    options = options or DistributionOptions()
+    sink = _Collect(store, events or NoEvents())
+    if options.workers <= 1:
+        run_local(spec, theorems, sink.add)
+    else:
+        _run_ray(spec, theorems, options, sink)
+    return sink.results
+
+
+def _run_ray(
+    spec: WorkerSpec, theorems: Sequence[Theorem], options: DistributionOptions, sink: _Collect
+) -> None:
+    from proofsearch.distributed.actors import remote_prover_actor
+    from proofsearch.distributed.pool import ProverPool
+    from proofsearch.distributed.ray_setup import ray_session
+
+    if options.generator_actors:
+        raise NotImplementedError("shared generator actors come with the model generators")
+    gpus = worker_gpus(spec, options)
+    actor_class = remote_prover_actor(num_cpus=options.cpus_per_worker, num_gpus=gpus)
+    grace = options.deadline_grace
+    with ray_session(options.ray):
+        pool = ProverPool(
+            lambda: actor_class.remote(spec, gpus > 0),
+            options.workers,
+            deadline=lambda theorem: spec.search.timeout + grace,
+            max_attempts=options.max_attempts,
+            events=sink.events,
+        )
+        try:
+            for result in pool.map_unordered(theorems):
+                sink.add(result)
+        finally:
+            pool.shutdown()

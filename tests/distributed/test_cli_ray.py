@@ -1,0 +1,116 @@
+"""The CLI on Ray: SIGKILL then --resume, Ctrl-C, clear errors, the Python API agrees."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import pytest
+
+from proofsearch.data.theorems import load_theorems
+from proofsearch.distributed.api import DistributedProver
+from tests.conftest import DEMO, ROOT
+from tests.distributed.conftest import trivial_theorems, wait_gone, write_theorems
+
+SLOW_TACTIC = ["--generator", "tests.distributed.chaos:make", "--gen-option", "sleep=0.4"]
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "proofsearch.cli", "search", *args]
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def watch_descendants(process: subprocess.Popen[bytes], until: callable) -> set[int]:  # type: ignore[valid-type]
+    """Record the pids below ``process`` until ``until()`` is true (or it exits)."""
+    seen: set[int] = set()
+    parent = psutil.Process(process.pid)
+    deadline = time.monotonic() + 240
+    while not until() and process.poll() is None and time.monotonic() < deadline:
+        try:
+            seen.update(child.pid for child in parent.children(recursive=True))
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.2)
+    return seen
+
+
+def test_sigkill_then_resume_every_theorem_exactly_once(tmp_path: Path) -> None:
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(30, "k"))
+    out = tmp_path / "r.jsonl"
+    args = cli(str(theorems), "--workers", "2", "--output", str(out), "--quiet", "--no-check")
+    run = subprocess.Popen([*args, *SLOW_TACTIC], cwd=ROOT)
+    seen = watch_descendants(run, lambda: len(lines(out)) >= 6)
+    assert run.poll() is None, "the run ended before it could be killed"
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    before = len(lines(out))
+    assert 6 <= before < 30
+    assert not wait_gone(sorted(seen), timeout=20), "processes of the killed run are left"
+    resumed = subprocess.run(
+        [*args, *SLOW_TACTIC, "--resume"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    names = Counter(str(r["name"]) for r in lines(out))
+    assert set(names) == {f"k{i}" for i in range(30)}
+    assert max(names.values()) == 1
+    assert all(r["status"] == "proved" for r in lines(out))
+
+
+def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(30, "c"))
+    out = tmp_path / "r.jsonl"
+    args = cli(str(theorems), "--workers", "2", "--output", str(out), "--quiet", "--no-check")
+    run = subprocess.Popen([*args, *SLOW_TACTIC], cwd=ROOT)
+    seen = watch_descendants(run, lambda: len(lines(out)) >= 4)
+    run.send_signal(signal.SIGINT)
+    assert run.wait(timeout=60) == 130
+    written = lines(out)
+    # Only finished theorems were written, each once, each whole.
+    assert len(written) < 30 and len({r["name"] for r in written}) == len(written)
+    assert len(out.read_text().splitlines()) == len(written)
+    assert not wait_gone(sorted(seen), timeout=20), "processes of the stopped run are left"
+
+
+def test_long_ray_tmpdir_is_refused_clearly(tmp_path: Path) -> None:
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(1))
+    deep = tmp_path / ("x" * 90)
+    done = subprocess.run(
+        cli(str(theorems), "--workers", "2", "--ray-tmpdir", str(deep), "--output",
+            str(tmp_path / "r.jsonl"), "--quiet"),
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "too long" in done.stderr and "107" in done.stderr
+    assert "OSError" not in done.stderr
+
+
+@pytest.mark.slow
+def test_python_api_matches_the_cli_on_the_demo(tmp_path: Path, local_ray: None) -> None:
+    out = tmp_path / "cli.jsonl"
+    done = subprocess.run(
+        cli(str(DEMO), "--workers", "2", "--timeout", "10", "--output", str(out), "--quiet"),
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    cli_status = {str(r["name"]): r["status"] for r in lines(out)}
+    # The portfolio, as the CLI's default (LeanAgent's own arguments name a fixed tactic
+    # or a model checkpoint).
+    prover = DistributedProver(num_workers=2, timeout=10, generator="portfolio")
+    theorems = load_theorems(DEMO).theorems
+    results = prover.search_unordered("", theorems, [None] * len(theorems))
+    api_status = {r.theorem.name: str(r.status) for r in results}
+    assert api_status == cli_status
+    assert sum(s == "proved" for s in api_status.values()) >= 28
+    assert os.environ.get("RAY_ADDRESS") is None
