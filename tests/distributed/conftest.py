@@ -19,12 +19,15 @@ _SESSION = contextlib.ExitStack()
 
 @pytest.fixture
 def local_ray() -> Iterator[None]:
-    """Ray started on first use and kept for the session (re-started if a test stopped it)."""
+    """Ray started on first use and kept for the session (re-started if a test stopped it).
+
+    It declares two GPUs that do not exist: what is tested is Ray's scheduling.
+    """
     import ray
 
     if not ray.is_initialized():
         _SESSION.close()
-        _SESSION.enter_context(ray_session(RayOptions(num_cpus=2)))
+        _SESSION.enter_context(ray_session(RayOptions(num_cpus=2, num_gpus=2)))
     yield
 
 

@@ -50,9 +50,7 @@ def test_node_removed_mid_run_loses_nothing(cluster: Cluster) -> None:
         search=SearchConfig(timeout=20, check=False),
     )
     actor = remote_prover_actor(num_cpus=1)
-    pool = ProverPool(
-        lambda: actor.remote(spec), 2, deadline=lambda t: 60.0, poll_interval=0.2
-    )
+    pool = ProverPool(lambda: actor.remote(spec), 2, deadline=lambda t: 60.0, poll_interval=0.2)
     theorems = trivial_theorems(24, "node")
     results = []
     removed = False

@@ -19,12 +19,21 @@ class ProverActor:
     """
 
     def __init__(
-        self, spec: WorkerSpec, uses_gpu: bool = False, generator: TacticGenerator | None = None
+        self,
+        spec: WorkerSpec,
+        uses_gpu: bool = False,
+        generator_directory: Any = None,
+        slot: int = 0,
     ) -> None:
         if not uses_gpu:
             # Ray would otherwise leave the driver's GPUs visible to a CPU-only worker.
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
         self.spec = spec
+        generator: TacticGenerator | None = None
+        if generator_directory is not None:
+            from proofsearch.distributed.generators import RemoteGenerator
+
+            generator = RemoteGenerator(generator_directory, slot)
         self.searcher = spec.build(generator)
 
     def ready(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from proofsearch.distributed.events import NoEvents, RunEvents
 from proofsearch.distributed.local import run_local
@@ -38,6 +39,12 @@ class DistributionOptions:
     deadline_grace: float = 120.0
     #: CPUs each prover actor asks Ray for.
     cpus_per_worker: float = 1.0
+    #: Use Ray even for one worker (benchmarks compare 1 and 2 actors).
+    force_ray: bool = False
+    #: Shared generator actors: batching window (seconds), largest batch, CPUs each.
+    batch_window: float = 0.01
+    max_batch: int = 32
+    generator_cpus: float = 1.0
 
 
 class _Collect:
@@ -74,7 +81,7 @@ def run_search(
     """Search ``theorems``; each result is written to ``store`` as soon as it is known."""
     options = options or DistributionOptions()
     sink = _Collect(store, events or NoEvents())
-    if options.workers <= 1:
+    if options.workers <= 1 and not options.force_ray:
         run_local(spec, theorems, sink.add)
     else:
         _run_ray(spec, theorems, options, sink)
@@ -88,14 +95,14 @@ def _run_ray(
     from proofsearch.distributed.pool import ProverPool
     from proofsearch.distributed.ray_setup import ray_session
 
-    if options.generator_actors:
-        raise NotImplementedError("shared generator actors come with the model generators")
     gpus = worker_gpus(spec, options)
     actor_class = remote_prover_actor(num_cpus=options.cpus_per_worker, num_gpus=gpus)
     grace = options.deadline_grace
     with ray_session(options.ray):
+        directory = _generator_directory(spec, options)
+        slots = iter(range(1 << 30))
         pool = ProverPool(
-            lambda: actor_class.remote(spec, gpus > 0),
+            lambda: actor_class.remote(spec, gpus > 0, directory, next(slots)),
             options.workers,
             deadline=lambda theorem: spec.search.timeout + grace,
             max_attempts=options.max_attempts,
@@ -106,3 +113,41 @@ def _run_ray(
                 sink.add(result)
         finally:
             pool.shutdown()
+            if directory is not None:
+                import ray
+
+                ray.kill(directory)  # its generator actors die with their owner
+
+
+def _generator_directory(spec: WorkerSpec, options: DistributionOptions) -> Any:
+    """Start the shared generator actors (``--generator-actors M``), or return ``None``."""
+    if not options.generator_actors:
+        return None
+    import ray
+
+    from proofsearch.distributed.generators import GeneratorDirectory
+
+    per_actor = options.num_gpus / options.generator_actors if options.num_gpus else 0.0
+    directory = (
+        ray.remote(GeneratorDirectory)
+        .options(num_cpus=0, max_restarts=0)
+        .remote(
+            options.generator_actors,
+            spec.generator,
+            spec.generator_options,
+            {"num_gpus": per_actor, "num_cpus": options.generator_cpus},
+            options.batch_window,
+            options.max_batch,
+        )
+    )
+    actors, _ = ray.get(directory.current.remote())
+    # Wait for the models to load: a checkpoint that cannot be loaded fails the run here,
+    # with the model's own error, rather than in every prover's first request.
+    try:
+        ray.get([actor.ready.remote() for actor in actors])
+    except ray.exceptions.RayError as exc:
+        from proofsearch.distributed.pool import PoolError
+
+        ray.kill(directory)
+        raise PoolError(f"the generator actors failed to start: {exc}") from exc
+    return directory

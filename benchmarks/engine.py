@@ -1,0 +1,162 @@
+"""Engine benchmark: tactic applications/s per worker, prover share, 1-vs-2-worker scaling,
+dispatch overhead. Prints figures and writes them to OUT/engine.json.
+
+    python benchmarks/engine.py --out out/bench        (run inside a network namespace:
+                                                        it starts Ray)
+
+The figures are ratios measured in one run on the same machine, so a noisy neighbour
+moves both sides of each ratio alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from proofsearch.data.theorems import load_theorems
+from proofsearch.distributed.ray_setup import RayOptions, ray_session
+from proofsearch.distributed.run import DistributionOptions, run_search
+from proofsearch.distributed.spec import WorkerSpec
+from proofsearch.env.coq import CoqProver
+from proofsearch.generate import make_generator
+from proofsearch.search import BestFirstSearchProver, SearchConfig, SearchResult
+from proofsearch.theorem import Theorem
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "benchmarks" / "coq" / "demo.jsonl"
+#: Demo theorems the portfolio cannot close quickly: searching them is pure prover work.
+HARD = ("rev_length", "rev_involutive", "add_comm", "sum_to_formula", "length_app")
+
+
+def single_worker(timeout: float) -> dict[str, Any]:
+    """The demo set in-process: applications per second and where the time goes."""
+    theorems = load_theorems(DEMO).theorems
+    prover = CoqProver()
+    searcher = BestFirstSearchProver(
+        prover, make_generator("portfolio", {"prover": "coq"}), SearchConfig(timeout=timeout)
+    )
+    results = []
+    start = time.perf_counter()
+    for theorem in theorems:
+        results.append(searcher.search(theorem))
+    wall = time.perf_counter() - start
+    prover.close()
+    search_time = sum(r.total_time - r.check_time for r in results)
+    applications = sum(r.num_tactic_applications for r in results)
+    return {
+        "theorems": len(results),
+        "proved": sum(r.status == "proved" for r in results),
+        "wall_s": round(wall, 2),
+        "search_s": round(search_time, 2),
+        "check_s": round(sum(r.check_time for r in results), 2),
+        "tactic_applications": applications,
+        "applications_per_s": round(applications / search_time, 1),
+        "prover_share": round(sum(r.environment_time for r in results) / search_time, 3),
+        "coqidetop_wait_share": round(prover.stats.prover_seconds / search_time, 3),
+        "generator_share": round(sum(r.actor_time for r in results) / search_time, 4),
+    }
+
+
+def hard_workload(copies: int, expansions: int) -> tuple[list[Theorem], WorkerSpec]:
+    """Equal-sized searches (a fixed number of expansions each), no proofs to re-check."""
+    by_name = {t.name: t for t in load_theorems(DEMO).theorems}
+    theorems = [
+        dataclasses.replace(by_name[name], name=f"{name}#{copy}")
+        for copy in range(copies)
+        for name in HARD
+    ]
+    spec = WorkerSpec(
+        search=SearchConfig(timeout=300, max_expansions=expansions, check=False),
+        generator_options={"prover": "coq"},
+    )
+    return theorems, spec
+
+
+def throughput(
+    spec: WorkerSpec, theorems: list[Theorem], workers: int, on_ray: bool
+) -> dict[str, Any]:
+    options = DistributionOptions(workers=workers, force_ray=on_ray)
+    start = time.perf_counter()
+    results = run_search(spec, theorems, options)
+    wall = time.perf_counter() - start
+    return _rates(results, wall, workers)
+
+
+def _rates(results: list[SearchResult], wall: float, workers: int) -> dict[str, Any]:
+    applications = sum(r.num_tactic_applications for r in results)
+    mean_search = sum(r.total_time for r in results) / len(results)
+    return {
+        "workers": workers,
+        "theorems": len(results),
+        "wall_s": round(wall, 2),
+        "theorems_per_min": round(len(results) / wall * 60, 1),
+        "applications_per_s": round(applications / wall, 1),
+        "dispatch_overhead_ms_per_theorem": round(
+            max(0.0, wall * workers / len(results) - mean_search) * 1000, 1
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="out/bench")
+    parser.add_argument("--timeout", type=float, default=10.0, help="per demo theorem")
+    parser.add_argument("--copies", type=int, default=4, help="copies of the hard workload")
+    parser.add_argument("--expansions", type=int, default=40)
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    figures: dict[str, Any] = {}
+    print("1. one worker, in-process, demo set (portfolio, proofs re-checked)")
+    figures["single_worker"] = single_worker(args.timeout)
+    _show(figures["single_worker"])
+
+    theorems, spec = hard_workload(args.copies, args.expansions)
+    trivial = [Theorem(f"d{i}", f"Theorem d{i} : {i} = {i}.") for i in range(60)]
+    trivial_spec = WorkerSpec(
+        generator="fixed", generator_options={"tactic": "reflexivity"},
+        search=SearchConfig(timeout=30, check=False),
+    )  # fmt: skip
+    print(f"2. scaling on a prover-bound workload ({len(theorems)} equal searches)")
+    with ray_session(RayOptions()):
+        in_process = throughput(spec, theorems, 1, on_ray=False)
+        one = throughput(spec, theorems, 1, on_ray=True)
+        two = throughput(spec, theorems, 2, on_ray=True)
+        dispatch_local = throughput(trivial_spec, trivial, 1, on_ray=False)
+        dispatch_ray = throughput(trivial_spec, trivial, 2, on_ray=True)
+    figures["scaling"] = {
+        "in_process_1": in_process,
+        "ray_1": one,
+        "ray_2": two,
+        "ratio_2_vs_1_ray": round(two["theorems_per_min"] / one["theorems_per_min"], 2),
+        "ratio_2_ray_vs_1_in_process": round(
+            two["theorems_per_min"] / in_process["theorems_per_min"], 2
+        ),
+    }
+    for label in ("in_process_1", "ray_1", "ray_2"):
+        print(f"   {label}:")
+        _show(figures["scaling"][label], indent="      ")
+    print(f"   2-worker / 1-worker (both on Ray): {figures['scaling']['ratio_2_vs_1_ray']}")
+    print(
+        f"   2 workers on Ray / 1 in-process:   {figures['scaling']['ratio_2_ray_vs_1_in_process']}"
+    )
+    figures["dispatch"] = {"in_process": dispatch_local, "ray_2_workers": dispatch_ray}
+    print("3. dispatch overhead (60 one-step theorems)")
+    print(f"   in-process: {dispatch_local['dispatch_overhead_ms_per_theorem']} ms/theorem")
+    print(f"   Ray, 2 workers: {dispatch_ray['dispatch_overhead_ms_per_theorem']} ms/theorem")
+    (out / "engine.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"written: {out / 'engine.json'}")
+
+
+def _show(figures: dict[str, Any], indent: str = "   ") -> None:
+    for key, value in figures.items():
+        print(f"{indent}{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

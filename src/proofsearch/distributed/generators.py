@@ -1,0 +1,157 @@
+"""Shared generator actors: a model on a GPU serves many CPU prover actors, in batches.
+
+LeanAgent gives every prover actor its own copy of the model on a fraction of a GPU.
+Here ``--generator-actors M`` starts M :class:`GeneratorActor` s that host the model;
+each prover actor holds a :class:`RemoteGenerator` that sends its requests there. A
+generator actor gathers the requests that arrive within a short window (up to a maximum
+batch) and answers them with one ``generate_batch`` call, so the GPU sees large batches.
+
+A :class:`GeneratorDirectory` actor owns the generator actors. When a client finds its
+generator actor dead, it reports it; the directory replaces it (once, however many
+clients report) and the client sends its request again: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import ray
+from ray.exceptions import RayActorError
+
+from proofsearch.generate.base import GenerationRequest, Suggestion, TacticGenerator
+from proofsearch.generate.registry import make_generator
+from proofsearch.theorem import Theorem
+
+
+class GeneratorActor:
+    """Hosts one generator; answers concurrent requests in batches."""
+
+    def __init__(
+        self,
+        name: str,
+        options: dict[str, Any],
+        batch_window: float = 0.01,
+        max_batch: int = 32,
+        uses_gpu: bool = False,
+    ) -> None:
+        if not uses_gpu:
+            os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        self.generator = make_generator(name, options)
+        self.batch_window = batch_window
+        self.max_batch = max_batch
+        self._queue: asyncio.Queue[tuple[GenerationRequest, asyncio.Future[Any]]] | None = None
+        self.batches: list[int] = []
+
+    def ready(self) -> int:
+        return os.getpid()
+
+    async def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            asyncio.get_running_loop().create_task(self._serve())
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self._queue.put((GenerationRequest(goals, theorem, n), future))
+        result: list[Suggestion] = await future
+        return result
+
+    async def _serve(self) -> None:
+        assert self._queue is not None
+        while True:
+            batch = [await self._queue.get()]
+            deadline = time.monotonic() + self.batch_window
+            while len(batch) < self.max_batch:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    batch.append(await asyncio.wait_for(self._queue.get(), remaining))
+                except TimeoutError:
+                    break
+            self.batches.append(len(batch))
+            requests = [request for request, _ in batch]
+            try:
+                answers = await asyncio.to_thread(self.generator.generate_batch, requests)
+            except Exception as exc:  # each waiting request gets the model's error
+                for _, future in batch:
+                    future.set_exception(exc)
+                continue
+            for (_, future), answer in zip(batch, answers, strict=True):
+                future.set_result(answer)
+
+    def batch_sizes(self) -> list[int]:
+        """Sizes of the batches served so far (benchmarks and tests read them)."""
+        return list(self.batches)
+
+
+class GeneratorDirectory:
+    """Owns the generator actors and replaces the dead ones."""
+
+    def __init__(
+        self,
+        count: int,
+        name: str,
+        options: dict[str, Any],
+        actor_options: dict[str, Any],
+        batch_window: float,
+        max_batch: int,
+    ) -> None:
+        uses_gpu = float(actor_options.get("num_gpus", 0) or 0) > 0
+        self._make = lambda: (
+            ray.remote(GeneratorActor)
+            .options(max_restarts=0, max_concurrency=10_000, **actor_options)
+            .remote(name, options, batch_window, max_batch, uses_gpu)
+        )
+        self.actors = [self._make() for _ in range(count)]
+        self.generation = [0] * count
+        self.replacements = 0
+
+    def current(self) -> tuple[list[Any], list[int]]:
+        """The generator actors and their generation numbers."""
+        return self.actors, self.generation
+
+    def report_dead(self, index: int, generation: int) -> tuple[list[Any], list[int]]:
+        """Replace actor ``index`` unless a newer one already took its place."""
+        if self.generation[index] == generation:
+            with contextlib.suppress(RayActorError, ValueError):
+                ray.kill(self.actors[index], no_restart=True)
+            self.actors[index] = self._make()
+            self.generation[index] += 1
+            self.replacements += 1
+        return self.actors, self.generation
+
+    def replacement_count(self) -> int:
+        return self.replacements
+
+
+class RemoteGenerator(TacticGenerator):
+    """The prover actor's side: a generator that asks the shared generator actors."""
+
+    def __init__(self, directory: Any, slot: int, max_retries: int = 5) -> None:
+        self.directory = directory
+        self.slot = slot
+        self.max_retries = max_retries
+        self.actors, self.generation = ray.get(directory.current.remote())
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        last: Exception | None = None
+        for _ in range(self.max_retries + 1):
+            index = self.slot % len(self.actors)
+            try:
+                result: list[Suggestion] = ray.get(
+                    self.actors[index].generate.remote(goals, theorem, n)
+                )
+                return result
+            except RayActorError as exc:
+                last = exc
+                self.actors, self.generation = ray.get(
+                    self.directory.report_dead.remote(index, self.generation[index])
+                )
+        raise RuntimeError(f"generator actors keep dying: {last}")
+
+    def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
+        return [self.generate(r.goals, r.theorem, r.n) for r in requests]
