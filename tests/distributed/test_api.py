@@ -50,3 +50,14 @@ def test_checkpoint_dir_resumes(tmp_path: Path) -> None:
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 2
     with pytest.raises(ValueError, match="positions"):
         prover.search_unordered("", theorems, [None])
+
+
+def test_gpu_split_follows_leanagent() -> None:
+    from proofsearch.distributed.run import DistributionOptions, worker_gpus
+    from proofsearch.distributed.spec import WorkerSpec
+
+    model = WorkerSpec(generator="hf", generator_options={"model": "/ckpt"})
+    assert worker_gpus(model, DistributionOptions(workers=4, num_gpus=2)) == 0.5
+    # With shared generator actors, or a generator without a model, provers get no GPU.
+    assert worker_gpus(model, DistributionOptions(workers=4, num_gpus=2, generator_actors=1)) == 0
+    assert worker_gpus(WorkerSpec(), DistributionOptions(workers=4, num_gpus=2)) == 0

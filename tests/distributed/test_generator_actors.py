@@ -71,3 +71,31 @@ def test_concurrent_requests_are_batched(local_ray: None) -> None:
     sizes = ray.get(actor.batch_sizes.remote())
     assert sum(sizes) == 20 and max(sizes) == 8 and len(sizes) <= 5
     ray.kill(actor)
+
+
+def test_cli_with_a_model_on_shared_generator_actors(tmp_path, local_ray: None) -> None:  # type: ignore[no-untyped-def]
+    """The whole path: CLI flags -> two prover actors -> one GeneratorActor hosting a real
+    (tiny, random) Hugging Face model; every theorem comes back once with generation time."""
+    import json
+
+    import pytest
+
+    pytest.importorskip("transformers")
+    from proofsearch.cli import main
+    from proofsearch.generate import tiny
+    from tests.distributed.conftest import trivial_theorems, write_theorems
+
+    model = tiny.build_t5(tmp_path / "t5")
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(4, "m"))
+    out = tmp_path / "r.jsonl"
+    code = main(
+        ["search", str(theorems), "--output", str(out), "--quiet", "--workers", "2",
+         "--generator", "hf", "--model", str(model), "--generator-actors", "1",
+         "--gen-option", "max_new_tokens=16", "--gen-option", "cpu_threads=1",
+         "--num-sampled-tactics", "4", "--max-expansions", "2", "--timeout", "30"]
+    )  # fmt: skip
+    assert code == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["name"] for r in records) == [f"m{i}" for i in range(4)]
+    assert all(r["status"] in {"proved", "failed", "open"} for r in records)
+    assert all(r["actor_time"] > 0 for r in records)

@@ -124,3 +124,13 @@ def test_theorem_past_its_deadline_gets_its_worker_killed(local_ray: None) -> No
     assert "deadline" in (results["slow0"].error or "")
     assert pool.restarts == 1
     assert all(results[f"slow{i}"].status is Status.PROVED for i in (1, 2, 3))
+
+
+def test_cpu_only_workers_see_no_gpu(local_ray: None) -> None:
+    import os
+
+    actor = remote_prover_actor(num_cpus=0.5).remote(spec())
+    ray.get(actor.ready.remote())
+    seen = ray.get(actor.__ray_call__.remote(lambda self: os.environ["CUDA_VISIBLE_DEVICES"]))
+    assert seen == ""  # Ray would otherwise pass the driver's GPUs on
+    ray.kill(actor)

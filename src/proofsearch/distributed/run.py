@@ -7,6 +7,8 @@ executor.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,7 +100,7 @@ def _run_ray(
     gpus = worker_gpus(spec, options)
     actor_class = remote_prover_actor(num_cpus=options.cpus_per_worker, num_gpus=gpus)
     grace = options.deadline_grace
-    with ray_session(options.ray):
+    with ray_session(_local_size(options)):
         directory = _generator_directory(spec, options)
         slots = iter(range(1 << 30))
         pool = ProverPool(
@@ -151,3 +153,20 @@ def _generator_directory(spec: WorkerSpec, options: DistributionOptions) -> Any:
         ray.kill(directory)
         raise PoolError(f"the generator actors failed to start: {exc}") from exc
     return directory
+
+
+def _local_size(options: DistributionOptions) -> RayOptions:
+    """A new local cluster gets the machine's CPUs, or what the run needs if that is more.
+
+    Ray's CPUs are scheduling tokens: a prover worker mostly waits on its prover process
+    and a generator actor on its model, so ``--workers 2`` plus a generator actor on a
+    2-core machine should start rather than leave an actor waiting for a free CPU.
+    """
+    import os
+
+    if options.ray.address or os.environ.get("RAY_ADDRESS") or options.ray.num_cpus:
+        return options.ray
+    needed = options.workers * options.cpus_per_worker
+    needed += options.generator_actors * options.generator_cpus
+    cpus = max(os.cpu_count() or 1, math.ceil(needed))
+    return dataclasses.replace(options.ray, num_cpus=cpus)
