@@ -50,3 +50,13 @@ def test_parse_assumptions() -> None:
     assert ok and axioms == ("classic",) and other == ""
     ok, _, other = parse_assumptions("Section Variables:\nx : nat\n")
     assert not ok and "Section Variables" in other
+
+
+def test_lemma_inside_a_section_and_a_module() -> None:
+    header = "Module M.\nSection S.\nVariable n : nat."
+    verdict = check_proof(
+        header, "Lemma keep : n = n.", ["reflexivity"], footer="End S.\nEnd M.", name="M.keep"
+    )
+    assert verdict.ok, verdict.message
+    # Without the footer coqc refuses the file: the section is still open.
+    assert not check_proof(header, "Lemma keep : n = n.", ["reflexivity"]).ok

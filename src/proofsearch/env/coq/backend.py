@@ -347,6 +347,8 @@ class CoqProver(Prover):
             timeout=self.config.check_timeout,
             memory_limit=self.config.memory_limit,
             allowed_axioms=allowed,
+            footer=str(theorem.extra.get("footer") or ""),
+            name=theorem.extra.get("qualid") or None,
         )
 
     def check_tactic(self, tactic: str) -> str:

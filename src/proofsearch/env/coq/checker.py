@@ -98,15 +98,23 @@ def check_proof(
     timeout: float = 120.0,
     memory_limit: int | None = None,
     allowed_axioms: Iterable[str] = (),
+    footer: str = "",
+    name: str | None = None,
 ) -> CheckResult:
-    """Compile the proof from scratch and require it to rest on allowed axioms only."""
-    name = statement_name(statement)
+    """Compile the proof from scratch and require it to rest on allowed axioms only.
+
+    ``footer`` closes what the header left open (``End Facts.`` for a lemma inside a
+    section: ``coqc`` refuses a file that ends with a section open), and ``name`` is the
+    lemma's name after it (``Nat.add_comm`` for ``add_comm`` inside ``Module Nat``).
+    """
+    name = name or statement_name(statement)
     if name is None:
         return CheckResult(False, "cannot find the name the statement declares")
     allowed = set(allowed_axioms)
     marker = f"proofsearch_marker_{secrets.token_hex(8)}"
     source = (
         proof_script(header, statement, proof)
+        + (footer.strip() + "\n" if footer.strip() else "")
         + f"Definition {marker} := 0.\nCheck {marker}.\nPrint Assumptions {name}.\n"
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
