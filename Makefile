@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 NETNS := $(shell if unshare -rn true 2>/dev/null; then \
 	echo "unshare -rn -- bash -c 'ip link set lo up 2>/dev/null; exec \"\$$@\"' netns"; fi)
 
-.PHONY: demo test bench setup coq lint clean
+.PHONY: demo test bench setup coq hammer lint clean
 
 demo: setup
 	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
@@ -18,12 +18,13 @@ demo: setup
 		--timeout 30 --output $(OUT)/demo-results.jsonl --overwrite
 	$(BIN)/proofsearch check $(OUT)/demo-results.jsonl benchmarks/coq/demo.jsonl
 
-test: setup
+test: setup hammer
 	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
 	$(BIN)/ruff check src tests benchmarks
 	$(NETNS) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-bench: setup
+# `make bench BENCH_ARGS=--full` runs the whole 500-lemma sample instead of a slice.
+bench: setup hammer
 	$(NETNS) $(BIN)/python benchmarks/run_all.py --out $(OUT)/bench $(BENCH_ARGS)
 
 setup: $(STAMP) coq
@@ -48,6 +49,17 @@ coq:
 	else \
 		echo "Coq 8.16 is missing: install it (Debian/Ubuntu: sudo apt-get install coq;" \
 		     "elsewhere: opam install coq.8.16.1), then run make again."; exit 1; \
+	fi
+
+# CoqHammer and its provers, for the baselines of `make bench`.
+hammer:
+	@if [ -d /usr/lib/ocaml/coq/user-contrib/Hammer ] && command -v eprover >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcoq-hammer eprover z3 cvc4; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcoq-hammer eprover z3 cvc4; \
+	else \
+		echo "CoqHammer is missing: install it (Debian/Ubuntu: sudo apt-get install libcoq-hammer eprover z3 cvc4)"; exit 1; \
 	fi
 
 lint: setup

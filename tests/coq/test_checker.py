@@ -60,3 +60,9 @@ def test_lemma_inside_a_section_and_a_module() -> None:
     assert verdict.ok, verdict.message
     # Without the footer coqc refuses the file: the section is still open.
     assert not check_proof(header, "Lemma keep : n = n.", ["reflexivity"]).ok
+
+
+def test_wrapped_assumption_lines() -> None:
+    output = "Axioms:\nClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop, x\n"
+    ok, axioms, _ = parse_assumptions(output)
+    assert ok and axioms == ("ClassicalDedekindReals.sig_forall_dec",)

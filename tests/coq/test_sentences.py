@@ -60,3 +60,12 @@ def test_doubled_quotes_inside_strings() -> None:
 def test_unterminated_text_is_an_error(source: str) -> None:
     with pytest.raises(SentenceError):
         split_sentences(source)
+
+
+def test_proof_with_default_tactic_ends_a_sentence() -> None:
+    assert texts("Proof with auto. split... exact I. Qed.") == [
+        "Proof with auto.",
+        "split...",
+        "exact I.",
+        "Qed.",
+    ]

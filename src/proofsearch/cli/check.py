@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -10,6 +11,13 @@ from rich.table import Table
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 from proofsearch.cli.options import add_prover_options, load_input, prover_options
+
+#: Header lines a results file may ask for (the CoqHammer baselines' proofs need their
+#: import). Nothing else is taken from a results file: a line such as a ``Notation``
+#: could change what the statement means.
+TRUSTED_HEADER_SUFFIXES = frozenset(
+    {"From Hammer Require Import Hammer.", "From Hammer Require Import Tactics."}
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -58,6 +66,13 @@ def run(args: argparse.Namespace) -> int:
             if not isinstance(proof, list) or not all(isinstance(t, str) for t in proof):
                 failures.append((record["name"], "no proof (list of tactics) recorded"))
                 continue
+            suffix = record.get("header_suffix")
+            if suffix:
+                if suffix not in TRUSTED_HEADER_SUFFIXES:
+                    failures.append((record["name"], f"untrusted header_suffix {suffix!r}"))
+                    continue
+                header = theorem.header.rstrip()
+                theorem = replace(theorem, header=(header + "\n" if header else "") + suffix)
             verdict = prover.check(theorem, proof)
             if not verdict.ok:
                 failures.append((record["name"], verdict.message))

@@ -266,17 +266,28 @@ class CoqProver(Prover):
         return self._tip()
 
     def _recover(self, reply: Reply) -> int:
-        """After a failed execution, cut the line at the last good state and report."""
+        """After a failed execution, cut the line before the failing sentence and report.
+
+        The failing sentence is the one an error was fed back for; failing that, the one
+        after the last good state the reply names.
+        """
+        states = self._line.states
+        errored = [states.index(sid) for sid, _ in reply.errors if sid in states]
         good = reply.value.find("state_id")
         good_id = int(good.get("val", "0")) if good is not None else 0
-        keep = self._line.states.index(good_id) + 1 if good_id in self._line.states else 0
-        failing = keep
-        del self._line.sentences[keep:]
-        del self._line.states[keep:]
+        if errored:
+            failing = min(errored)
+        elif good_id in states:
+            failing = states.index(good_id) + 1
+        else:
+            failing = 0
+        message = next((m for sid, m in reply.errors if sid in states), reply.message)
+        del self._line.sentences[failing:]
+        del self._line.states[failing:]
         edit = self._calls([Call(xml.edit_at_call(self._tip()), _BOOKKEEPING_TIMEOUT)])[0]
         if not edit.good:
             self.restart()
-        raise _LineBroken(failing, reply.message)
+        raise _LineBroken(failing, message)
 
     # -- the interface -----------------------------------------------------------
 

@@ -60,7 +60,8 @@ def parse_assumptions(output: str) -> tuple[bool, tuple[str, ...], str]:
             if section != "Axioms:":
                 other.append(section)
             continue
-        match = re.match(r"^(\S+) :", line)
+        # "name : type", or a long name alone with ": type" indented on the next line.
+        match = re.match(r"^(\S+)(?: :|$)", line)
         if match and section == "Axioms:":
             axioms.append(match.group(1))
     if not axioms and not other:
@@ -115,6 +116,7 @@ def check_proof(
     source = (
         proof_script(header, statement, proof)
         + (footer.strip() + "\n" if footer.strip() else "")
+        + "Set Printing Width 100000.\n"
         + f"Definition {marker} := 0.\nCheck {marker}.\nPrint Assumptions {name}.\n"
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:

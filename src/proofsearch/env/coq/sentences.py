@@ -2,10 +2,11 @@
 
 ``Add`` parses exactly one sentence and silently ignores the rest of its string, so a
 splitter that is too coarse would drop code without a word. The rules follow Coq's
-lexer: a sentence ends at a ``.`` followed by a blank or the end of input (``..`` does
-not end one), comments ``(* *)`` nest, strings double their quotes, and at the start of
-a sentence a bullet (``-``, ``+``, ``*`` repeated), a brace, or a goal selector before
-a brace (``2: {``) is a sentence of its own.
+lexer: a sentence ends at a ``.`` followed by a blank or the end of input; ``..`` does
+not end one, ``...`` (a tactic run with the default of ``Proof with``) does. Comments
+``(* *)`` nest, strings double their quotes, and at the start of a sentence a bullet
+(``-``, ``+``, ``*`` repeated), a brace, or a goal selector before a brace (``2: {``) is
+a sentence of its own.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def split_sentences(text: str) -> list[Sentence]:
             elif (
                 char == "."
                 and (i + 1 >= n or text[i + 1].isspace())
-                and (i == 0 or text[i - 1] != ".")
+                and (i == 0 or text[i - 1] != "." or text[i - 2 : i + 1] == "...")
             ):
                 i += 1
                 sentences.append(Sentence(text[start:i], start))

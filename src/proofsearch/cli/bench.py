@@ -1,0 +1,153 @@
+"""``proofsearch bench``: benchmark tooling, one sub-subcommand each.
+
+``extract-coq-stdlib`` builds the Coq standard-library benchmark (see
+:mod:`proofsearch.data.coq_stdlib`). Further tools (the engine benchmark) register
+themselves in :data:`BENCH_COMMANDS`: each entry adds its parser to the ``bench``
+group and sets ``bench_func``; :func:`run` dispatches to it, so ``func=run`` stays the
+one entry point the top-level CLI calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from proofsearch.cli import EXIT_OK, EXIT_USAGE
+
+
+def add_extract_parser(bench: Any) -> None:
+    """Register ``bench extract-coq-stdlib``."""
+    parser = bench.add_parser(
+        "extract-coq-stdlib",
+        help="build a theorem file from the Coq standard library's lemmas",
+        description=(
+            "Turn each lemma of the installed Coq standard library into a theorem-file "
+            "entry whose header is everything before it in its file. With --sample, draw "
+            "a seeded sample stratified by the library's parts, compile every drawn "
+            "lemma with its reference proof outside the library, replace the ones that "
+            "fail, and record the axioms each reference proof rests on."
+        ),
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the stdlib's theories/ folder (default: $(coqc -where)/theories)",
+    )
+    parser.add_argument(
+        "--sample", type=int, default=None, metavar="N", help="draw N lemmas (default: all)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--out", type=Path, required=True, help="theorem file (JSONL) to write")
+    parser.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="do not compile the lemmas (no allowed_axioms; fast, for exploring)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="parallel coqc processes (default: CPU count)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds per coqc run (default 300)"
+    )
+    parser.add_argument("--coqc", default="coqc", help="the coqc binary (default coqc)")
+    parser.add_argument(
+        "--summary", type=Path, default=None, help="also write the counts (JSON) to this file"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="keep compile verdicts in this JSONL file and reuse them on the next run",
+    )
+    parser.add_argument(
+        "--open-check",
+        choices=("report", "reject", "off"),
+        default="report",
+        help="also open each kept lemma in CoqProver (coqidetop) as the search does: "
+        "report the failures (default), reject and replace them, or skip the check",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(bench_func=run_extract)
+
+
+#: ``bench`` sub-subcommands: each function adds its parser and sets ``bench_func``.
+BENCH_COMMANDS: list[Callable[[Any], None]] = [add_extract_parser]
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "bench", help="benchmark tools", description="Benchmark tools (see the subcommands)."
+    )
+    bench = parser.add_subparsers(dest="bench_command", required=True, metavar="BENCH_COMMAND")
+    for add in BENCH_COMMANDS:
+        add(bench)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch to the chosen ``bench`` sub-subcommand."""
+    func: Callable[[argparse.Namespace], int] = args.bench_func
+    return func(args)
+
+
+def run_extract(args: argparse.Namespace) -> int:
+    from proofsearch.data import coq_stdlib
+
+    root: Path | None = args.root
+    if root is None:
+        try:
+            root = coq_stdlib.default_root(args.coqc)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    if not root.is_dir() or not any(root.rglob("*.v")):
+        print(f"error: {root}: no .v files (give --root DIR)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.sample is not None and args.sample < 1:
+        print("error: --sample must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    start = time.monotonic()
+    done = [0]
+
+    def progress(lemma: coq_stdlib.StdlibLemma, verdict: coq_stdlib.Validation) -> None:
+        done[0] += 1
+        if not args.quiet:
+            status = "ok" if verdict.ok else f"REJECTED ({verdict.reason})"
+            if verdict.reason == "idetop_fails":
+                status += f": {verdict.message[-200:]}"
+            print(
+                f"[{done[0]}] {verdict.check} {lemma.name}: {status} {verdict.seconds:.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    benchmark = coq_stdlib.build_benchmark(
+        root,
+        sample=args.sample,
+        seed=args.seed,
+        validate_sample=not args.no_validate,
+        jobs=args.jobs,
+        coqc=args.coqc,
+        timeout=args.timeout,
+        progress=progress,
+        cache=args.cache,
+        open_check=args.open_check,
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as handle:
+        for record in coq_stdlib.iter_records(benchmark.sample):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(benchmark.summary())
+    size = args.out.stat().st_size
+    print(f"wrote {len(benchmark.sample)} theorems to {args.out} ({size / 1e6:.1f} MB)")
+    print(f"took {time.monotonic() - start:.0f} s")
+    if args.summary is not None:
+        args.summary.write_text(json.dumps(benchmark.counts(), indent=2) + "\n")
+    return EXIT_OK

@@ -1,0 +1,98 @@
+"""``proofsearch report``: compare results files in Markdown, HTML and PNG plots.
+
+Exit codes: 0 the report was written; 1 it was written but some lines could not be read
+(each is named on stderr as ``file:line: why`` and listed in the report); 2 bad usage or
+a file that cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+
+
+def _anchor(text: str) -> tuple[str, float]:
+    label, sep, value = text.rpartition("=")
+    try:
+        percent = float(value)
+    except ValueError:
+        percent = -1.0
+    if not sep or not label or not 0 <= percent <= 100:
+        raise argparse.ArgumentTypeError(f"expected LABEL=PERCENT, got {text!r}")
+    return label, percent
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="compare results files (Markdown, HTML, plots)",
+        description=(
+            "Write index.html (open it from disk), report.md, summary.json and PNG plots "
+            "comparing one or more results files: proof rates, times, expansions, "
+            "proved-versus-time curves, status breakdown, and a per-theorem table."
+        ),
+    )
+    parser.add_argument("results", nargs="+", type=Path, help="results files (JSONL)")
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="name of a run, in the order of the files (repeat; default: file stem)",
+    )
+    parser.add_argument("--title", default="proofsearch report", help="the report's title")
+    parser.add_argument(
+        "--anchor",
+        action="append",
+        type=_anchor,
+        default=[],
+        metavar="LABEL=PERCENT",
+        help="a published proof rate to print beside the runs (repeat)",
+    )
+    parser.add_argument(
+        "--stdlib-anchors",
+        action="store_true",
+        help="add the published Coq stdlib results (Tactician 39.3%%, CoqHammer 40.8%%, "
+        "both 56.7%%)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofsearch.data import report
+
+    if len(args.name) > len(args.results):
+        print("error: more --name options than results files", file=sys.stderr)
+        return EXIT_USAGE
+    names = report.run_names(args.results, args.name)
+    runs = []
+    for path, name in zip(args.results, names, strict=True):
+        try:
+            run_ = report.load_run(path, name)
+        except report.ReportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        for problem in run_.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        if run_.duplicates:
+            print(
+                f"warning: {path}: {run_.duplicates} theorem(s) listed more than once; "
+                "the last line counts",
+                file=sys.stderr,
+            )
+        runs.append(run_)
+    anchors = list(args.anchor)
+    if args.stdlib_anchors:
+        anchors += list(report.STDLIB_ANCHORS)
+    index = report.write_report(runs, args.out, title=args.title, anchors=anchors)
+    for summary in (report.run_summary(r) for r in runs):
+        print(
+            f"{summary['name']}: {summary['proved']}/{summary['theorems']} proved "
+            f"({100 * summary['proof_rate']:.1f}%), {summary['checked']} checked"
+        )
+    print(f"report: {index}")
+    return EXIT_FAILURES if any(r.problems for r in runs) else EXIT_OK

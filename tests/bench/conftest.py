@@ -1,0 +1,47 @@
+"""Fixtures of the benchmark tests: the installed Coq stdlib and the committed sample."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "benchmarks" / "coq" / "stdlib-sample.jsonl"
+
+requires_coq = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc is not installed")
+requires_hammer = pytest.mark.skipif(
+    shutil.which("coqc") is None or not Path("/usr/lib/ocaml/coq/user-contrib/Hammer").is_dir(),
+    reason="CoqHammer (Debian libcoq-hammer) is not installed",
+)
+
+
+def coq_version() -> str:
+    """The installed Coq's version ("" without Coq)."""
+    if shutil.which("coqc") is None:
+        return ""
+    done = subprocess.run(["coqc", "--version"], capture_output=True, text=True, check=False)
+    words = done.stdout.split()
+    return words[words.index("version") + 1] if "version" in words else ""
+
+
+@pytest.fixture(scope="session")
+def stdlib_root() -> Path:
+    """``$(coqc -where)/theories`` with its ``.v`` sources, or skip."""
+    if shutil.which("coqc") is None:
+        pytest.skip("coqc is not installed")
+    from proofsearch.data.coq_stdlib import default_root
+
+    root = default_root()
+    if not (root / "Lists" / "List.v").is_file():
+        pytest.skip(f"no stdlib sources under {root}")
+    return root
+
+
+@pytest.fixture(scope="session")
+def pinned_counts(stdlib_root: Path) -> None:
+    """Exact counts below were taken on Debian's Coq 8.16.1; skip on other versions."""
+    if coq_version() != "8.16.1":
+        pytest.skip(f"counts are pinned to Coq 8.16.1, found {coq_version()!r}")

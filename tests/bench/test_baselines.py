@@ -1,0 +1,144 @@
+"""The baselines write results lines in the search's format, with re-checked proofs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from proofsearch.search.result import SearchResult, Status
+from proofsearch.theorem import Theorem
+
+from .conftest import ROOT, requires_coq, requires_hammer
+
+
+def load_baselines() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("baselines", ROOT / "benchmarks" / "baselines.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baselines"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+baselines = load_baselines()
+
+THEOREMS = [
+    {"name": "easy", "statement": "Lemma easy : 2 + 2 = 4.", "header": "", "part": "X"},
+    {
+        "name": "swap",
+        "statement": "Lemma swap : forall A B : Prop, A /\\ B -> B /\\ A.",
+        "header": "Section S.\nVariable C : Prop.\n",
+        "footer": "End S.",
+    },
+    {"name": "false", "statement": "Lemma false : forall n, n * 0 = n + 1.", "header": ""},
+]
+RECORD_KEYS = set(SearchResult(Theorem("x", "Lemma x : True."), Status.OPEN).to_record())
+
+
+def write_theorems(tmp_path: Path) -> Path:
+    path = tmp_path / "theorems.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in THEOREMS))
+    return path
+
+
+def read(path: Path) -> dict[str, dict[str, object]]:
+    return {r["name"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+@requires_coq
+def test_one_shot(tmp_path: Path, no_new_coq_processes: None) -> None:
+    theorems = write_theorems(tmp_path)
+    argv = ["one-shot", str(theorems), "--slice", "0:1", "--budget", "10"]
+    assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet"]) == 0
+    argv = ["one-shot", str(theorems), "--slice", "2:", "--budget", "10"]
+    assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet", "--resume"]) == 0
+    records = read(tmp_path / "one-shot.jsonl")
+    assert set(records) == {"easy", "false"}
+    easy = records["easy"]
+    assert set(easy) >= RECORD_KEYS
+    assert (easy["status"], easy["checked"], easy["part"]) == ("proved", True, "X")
+    assert easy["proof"] in (["reflexivity"], ["auto"], ["lia"], ["easy"], ["trivial"])
+    assert easy["num_searched_nodes"] == 1
+    assert records["false"]["status"] == "failed" and records["false"]["proof"] is None
+
+
+@requires_hammer
+def test_sauto_and_hammer(tmp_path: Path, no_new_coq_processes: None) -> None:
+    """``sauto`` proves ``swap``; ``hammer`` reconstructs a proof that re-checks.
+
+    ``swap`` sits in an open section (its footer closes it), so the re-check needs
+    footer support from the checker; without it the result is an ``error`` that says
+    the section is not closed, which this test accepts.
+    """
+    theorems = write_theorems(tmp_path)
+    for name in ("sauto", "hammer"):
+        argv = [name, str(theorems), "--slice", ":2", "--budget", "15", "--quiet"]
+        assert baselines.main([*argv, "--out-dir", str(tmp_path)]) == 0
+        records = read(tmp_path / f"{name}.jsonl")
+        assert set(records["easy"]) >= RECORD_KEYS
+        assert records["easy"]["status"] == "proved" and records["easy"]["checked"]
+        swap = records["swap"]
+        if swap["status"] == "error":
+            assert "needs to be closed" in str(swap["error"])
+            assert swap["rejected_proof"]
+        else:
+            assert swap["status"] == "proved" and swap["checked"]
+    hammer = read(tmp_path / "hammer.jsonl")["easy"]
+    assert hammer["proof"] == [hammer["hammer_reconstruction"]]
+
+
+def test_reconstruction_is_read_from_the_output() -> None:
+    output = (
+        "noise\nproofsearch-hammer-start\nCVC4 (knn-64) succeeded\nReplace the hammer tactic"
+        " with:\n\tscongruence use: Nat.add_comm,\n rev_length.\nFinished transaction in"
+        " 12.5 secs (3.1u,0.5s) (successful)\n"
+    )
+    after = output.split("proofsearch-hammer-start", 1)[1]
+    assert baselines.read_reconstruction(after) == "scongruence use: Nat.add_comm, rev_length"
+    assert baselines._FINISHED.findall(after) == [("", "12.5")]
+    same_line = "Replace the hammer tactic with: sfirstorder \nFinished transaction in 0.3 secs"
+    assert baselines.read_reconstruction(same_line) == "sfirstorder"
+    assert baselines.read_reconstruction("Error: Hammer failed") is None
+    srun = "Replace the hammer tactic with:\n\tsrun eauto use: Nat.sqrt_spec'.\n"
+    assert baselines.read_reconstruction(srun) == "srun (eauto) use: Nat.sqrt_spec'"
+
+
+def test_hammer_script_puts_options_after_the_header() -> None:
+    theorem = Theorem("t", "Lemma t : True.", "Section S.\n", extra={"footer": "End S."})
+    config = baselines.BaselineConfig(budget=20, hammer_gsmode=2)
+    script = baselines.hammer_script(theorem, config).splitlines()
+    assert script[:3] == ["Section S.", baselines.HAMMER_IMPORT, "Set Hammer ATPLimit 12."]
+    assert "Time Timeout 20 (hammer)." in script and script[-2:] == ["Qed.", "End S."]
+
+
+def test_slices() -> None:
+    assert list(baselines.parse_slice("2:4", 10)) == [2, 3]
+    assert list(baselines.parse_slice(":2", 10)) == [0, 1]
+    assert list(baselines.parse_slice(None, 3)) == [0, 1, 2]
+    with pytest.raises(ValueError):
+        baselines.parse_slice("3", 10)
+
+
+@requires_hammer
+def test_leaks_through_the_hammer_import_are_caught() -> None:
+    """The Hammer import loads ``Coq.Bool.Bool``: a stdlib ``Bool/Bool.v`` lemma must not
+    be proved with it, though the same proof is fine when the header loads it."""
+    statement = "Lemma l : forall b1 b2 : bool, andb b1 b2 = true -> b1 = true."
+    theorem = Theorem("Bool/Bool.v:l", statement, "", extra={"file": "Bool/Bool.v"})
+    config = baselines.BaselineConfig()
+    forbidden = baselines.forbidden_libraries(theorem, config, baselines.TACTICS_IMPORT)
+    assert "Coq.Bool.Bool" in forbidden and "Coq.Init.Datatypes" not in forbidden
+    target = baselines.with_header_suffix(theorem, baselines.TACTICS_IMPORT)
+    leaky = ["intros b1 b2 H; exact (proj1 (proj1 (Bool.andb_true_iff b1 b2) H))"]
+    assert baselines.leaked_dependencies(target, leaky, forbidden, config) == ["Bool.andb_true_iff"]
+    clean = ["intros b1 b2 H; destruct b1; easy"]
+    assert baselines.leaked_dependencies(target, clean, forbidden, config) == []
+    elsewhere = Theorem("x", statement, "Require Import Bool.", extra={"file": "Demo/X.v"})
+    assert "Coq.Bool.Bool" not in baselines.forbidden_libraries(
+        elsewhere, config, baselines.TACTICS_IMPORT
+    )

@@ -1,0 +1,127 @@
+"""``proofsearch report``: every output exists, names every run, and the PNGs are images."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.data.report import PLOTS, load_run, run_names
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def record(name: str, status: str, seconds: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "status": status,
+        "proof": ["auto"] if status == "proved" else None,
+        "checked": status == "proved",
+        "error": "boom <script>" if status == "error" else None,
+        "actor_time": 0.1,
+        "environment_time": seconds / 2,
+        "check_time": 0.2 if status == "proved" else 0.0,
+        "total_time": seconds,
+        "num_total_nodes": 4,
+        "num_searched_nodes": 3,
+        "num_tactic_applications": 12,
+        **extra,
+    }
+
+
+def write(path: Path, lines: list[Any]) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    search = write(
+        tmp_path / "search.jsonl",
+        [
+            record("A.v:one", "proved", 1.5, part="A"),
+            record("A.v:two", "failed", 3.0),
+            record("B.v:three|pipe", "open", 9.0),
+            record("B.v:four", "error", 0.1),
+        ],
+    )
+    hammer = write(
+        tmp_path / "hammer.jsonl",
+        [
+            record("A.v:one", "proved", 0.5),
+            record("A.v:two", "proved", 2.5),
+            "{not json",
+            {"name": "B.v:three|pipe", "status": "maybe"},
+            record("B.v:three|pipe", "failed", 4.0),
+        ],
+    )
+    return search, hammer
+
+
+def test_report_writes_everything(
+    two_runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    code = main(["report", *map(str, two_runs), "--out", str(out), "--stdlib-anchors"])
+    assert code == 1  # the report is written, but two lines were unreadable
+    err = capsys.readouterr().err
+    assert f"{two_runs[1]}:3: invalid JSON" in err
+    assert f"{two_runs[1]}:4: field 'status'" in err
+    html = (out / "index.html").read_text()
+    for name in ("search", "hammer", "A.v:one", "B.v:three|pipe", "CoqHammer (published"):
+        assert name in html
+    assert "<script>" not in html  # error messages are escaped
+    markdown = (out / "report.md").read_text()
+    assert "| search | 4 | 1 | 25.0% |" in markdown
+    assert "| hammer | 3 | 2 | 66.7% |" in markdown
+    assert "B.v:three\\|pipe" in markdown
+    summary = json.loads((out / "summary.json").read_text())
+    assert [run["name"] for run in summary["runs"]] == ["search", "hammer"]
+    assert summary["runs"][0]["mean_expansions"] == 3.0
+    for plot in PLOTS:
+        assert f'src="{plot}"' in html
+        check_png(out / plot)
+
+
+def check_png(path: Path) -> None:
+    import matplotlib.image
+    from PIL import Image
+
+    assert path.read_bytes()[:8] == PNG_SIGNATURE
+    with Image.open(path) as image:
+        image.verify()
+    with Image.open(path) as image:
+        assert image.format == "PNG" and image.size[0] > 300 and image.size[1] > 100
+    assert matplotlib.image.imread(str(path)).ndim == 3
+
+
+def test_names_and_clean_exit(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "one"
+    assert main(["report", str(two_runs[0]), "--out", str(out), "--name", "best-first"]) == 0
+    assert "best-first" in (out / "index.html").read_text()
+
+
+def test_run_names_are_unique(tmp_path: Path) -> None:
+    paths = [tmp_path / "a" / "results.jsonl", tmp_path / "b" / "results.jsonl"]
+    assert run_names(paths) == ["a/results", "b/results"]
+    assert run_names(paths, ["mine"]) == ["mine", "results"]
+
+
+def test_last_line_of_a_theorem_counts(tmp_path: Path) -> None:
+    path = write(tmp_path / "r.jsonl", [record("x", "error", 1.0), record("x", "proved", 2.0)])
+    run = load_run(path)
+    assert run.duplicates == 1 and run.proved == 1 and run.total == 1
+
+
+def test_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    assert main(["report", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path)]) == 2
+
+
+def test_empty_runs_still_plot(tmp_path: Path) -> None:
+    path = write(tmp_path / "none.jsonl", [record("x", "failed", 1.0)])
+    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
+    for plot in PLOTS:
+        check_png(tmp_path / "out" / plot)
