@@ -9,8 +9,8 @@ state after its process dies.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from proofsearch.theorem import Theorem
@@ -20,24 +20,51 @@ class EnvError(Exception):
     """The prover could not open a theorem or run at all (bad header, missing binary)."""
 
 
-@dataclass(frozen=True)
 class ProofState:
     """An open proof state.
 
     ``goals`` are the focused goals as text (hypotheses, then the target), which is what
     a tactic generator sees. ``key`` is canonical: two states with the same key are the
-    same state (all goal lists included) and the search merges them.
+    same state (all goal lists included) and the search merges them. A backend may give
+    ``goals`` as a function: most states are never expanded, so their goals need never
+    be rendered (the Coq backend computes keys from the prover's raw reply).
     """
 
-    goals: tuple[str, ...]
-    key: str
-    path: tuple[str, ...] = ()
-    handle: Any = field(default=None, compare=False, repr=False)
+    __slots__ = ("_goals", "handle", "key", "path")
+
+    def __init__(
+        self,
+        goals: Sequence[str] | Callable[[], Sequence[str]],
+        key: str,
+        path: tuple[str, ...] = (),
+        handle: Any = None,
+    ) -> None:
+        self._goals = goals if callable(goals) else tuple(goals)
+        self.key = key
+        self.path = tuple(path)
+        self.handle = handle
+
+    @property
+    def goals(self) -> tuple[str, ...]:
+        if callable(self._goals):
+            self._goals = tuple(self._goals())
+        return self._goals
 
     @property
     def text(self) -> str:
         """The goals as one string, separated by blank lines."""
         return "\n\n".join(self.goals)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProofState):
+            return NotImplemented
+        return (self.key, self.path, self.goals) == (other.key, other.path, other.goals)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.path))
+
+    def __repr__(self) -> str:
+        return f"ProofState(goals={self.goals!r}, key={self.key!r}, path={self.path!r})"
 
 
 @dataclass(frozen=True)

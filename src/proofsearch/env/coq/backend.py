@@ -14,7 +14,7 @@ or an anomaly costs a restart; the line is rebuilt on demand, and the search goe
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import math
 import tempfile
 import time
@@ -84,16 +84,10 @@ class CoqConfig:
         return self.memory_limit_mb * 1024 * 1024 if self.memory_limit_mb > 0 else None
 
 
-def _state_key(goals: xml.Goals) -> str:
-    parts = []
-    for label, goal_list in (
-        ("F", goals.focused),
-        ("B", goals.background),
-        ("S", goals.shelved),
-        ("G", goals.given_up),
-    ):
-        parts.extend(f"{label}\x1f{goal.render()}" for goal in goal_list)
-    return hashlib.blake2b("\x1e".join(parts).encode(), digest_size=16).hexdigest()
+def _focused_goals(reply: Reply) -> tuple[str, ...]:
+    """The focused goals of a ``Goal`` reply as text (parsed only when someone asks)."""
+    goals = xml.parse_goals(reply.value)
+    return tuple(g.render() for g in goals.focused) if goals else ()
 
 
 def _is_timeout(message: str) -> bool:
@@ -329,17 +323,17 @@ class CoqProver(Prover):
                 self.restart()
                 if attempt:
                     raise EnvError(f"coqidetop failed while opening: {exc}") from None
-        goals = self._goals()
+        goals, goals_key = self._goals()
         if goals is None:
             raise EnvError("the statement did not open a proof")
-        root = ProofState(tuple(g.render() for g in goals.focused), _state_key(goals), ())
+        root = ProofState(tuple(g.render() for g in goals.focused), goals_key, ())
         return CoqSession(self, theorem, prefix, root)
 
-    def _goals(self) -> xml.Goals | None:
+    def _goals(self) -> tuple[xml.Goals | None, str]:
         reply = self._calls([Call(xml.goal_call(), _BOOKKEEPING_TIMEOUT)])[0]
         if not reply.good:
             raise EnvError(f"Goal failed: {reply.message}")
-        return xml.parse_goals(reply.value)
+        return xml.parse_goals(reply.value), xml.goals_key(reply.element.raw) or ""
 
     def check(self, theorem: Theorem, proof: Sequence[str]) -> CheckResult:
         allowed = list(self.config.allowed_axioms)
@@ -498,16 +492,14 @@ class CoqSession(ProofSession):
                     outcomes[i] = TacticError(message)
                 fatal = fatal or _is_fatal(message)
                 continue
-            goals = xml.parse_goals(goal.value)
-            if goals is None:
+            key = xml.goals_key(goal.element.raw)
+            if key is None:
                 outcomes[i] = TacticError("the tactic closed the proof mode")
-            elif goals.empty:
+            elif xml.goals_empty(goal.element.raw):
                 finished.append(i)
             else:
                 outcomes[i] = ProofState(
-                    tuple(g.render() for g in goals.focused),
-                    _state_key(goals),
-                    (*state.path, sentences[i]),
+                    functools.partial(_focused_goals, goal), key, (*state.path, sentences[i])
                 )
         if fatal:
             self.prover.restart()

@@ -8,6 +8,7 @@ the previous reply arrived (coqidetop answers calls one at a time).
 
 from __future__ import annotations
 
+import collections
 import re
 import shutil
 import time
@@ -29,20 +30,30 @@ class Reply:
 
     ``errors`` pairs each error message with the state it is about: a failing command
     that is not at the tip (``Check undefined.`` in a header) is reported only there,
-    while the ``Goal`` reply itself says ``good``.
+    while the ``Goal`` reply itself says ``good``. The value is parsed on first use.
     """
 
-    value: ET.Element
-    errors: list[tuple[int, str]] = field(default_factory=list)
+    element: xml.RawElement
+    feedback: list[xml.RawElement] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[tuple[int, str]]:
+        """(state id, message) of each error fed back before the value."""
+        found = (_error_message(element.tree) for element in self.feedback)
+        return [error for error in found if error is not None]
+
+    @property
+    def value(self) -> ET.Element:
+        return self.element.tree
 
     @property
     def good(self) -> bool:
-        return self.value.get("val") == "good"
+        return self.element.good
 
     @property
     def message(self) -> str:
         """The failure's message (or the first error fed back)."""
-        text = xml.failure_message(self.value)
+        text = xml.failure_message(self.value) if not self.good else ""
         return text or (self.errors[0][1] if self.errors else "")
 
 
@@ -90,7 +101,9 @@ class CoqIdeTop:
             )
         self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
         self._stream = xml.ReplyStream()
-        self._pending: list[ET.Element] = []
+        #: Seconds to wait before reading when more replies of a batch are due.
+        self.coalesce = 0.001
+        self._pending: collections.deque[xml.RawElement] = collections.deque()
         try:
             about, init = self.calls(
                 [Call(xml.about_call(), start_timeout), Call(xml.init_call(), start_timeout)]
@@ -119,6 +132,10 @@ class CoqIdeTop:
         replies: list[Reply] = []
         for index, item in enumerate(calls):
             deadline = None if item.timeout is None else time.monotonic() + item.timeout
+            if not self._pending and index + 1 < len(calls):
+                # More replies are coming: let a few pile up in the pipe and take them in
+                # one read (one wake-up per reply costs more CPU than coqidetop saves).
+                time.sleep(self.coalesce)
             try:
                 reply = self._next_reply(deadline)
             except ProcessDied as exc:
@@ -129,15 +146,13 @@ class CoqIdeTop:
         return replies
 
     def _next_reply(self, deadline: float | None) -> Reply | None:
-        errors: list[tuple[int, str]] = []
+        feedback: list[xml.RawElement] = []
         while True:
             while self._pending:
-                element = self._pending.pop(0)
-                if element.tag == "value":
-                    return Reply(element, errors)
-                message = _error_message(element)
-                if message is not None:
-                    errors.append(message)
+                element = self._pending.popleft()
+                if element.tag == b"value":
+                    return Reply(element, feedback)
+                feedback.append(element)
             data = self.process.read(deadline)
             if data is None:
                 return None

@@ -8,6 +8,8 @@ matters to the standard library's XML parser, with ``&nbsp;`` spelled as ``&#160
 
 from __future__ import annotations
 
+import hashlib
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,19 +80,46 @@ def text_of(element: ET.Element | None) -> str:
     return "".join(element.itertext()).replace("\xa0", " ")
 
 
+#: Rich-printing markup inside ``<richpp>``: ``<_>``, ``<pp>`` and dotted tags such as
+#: ``<constr.variable>``. The protocol's own tags never contain a dot, so removing these
+#: before parsing keeps the text and drops most of the elements the parser would build.
+_RICH_MARKUP = re.compile(rb"</?(?:_|pp|[A-Za-z_]+\.[A-Za-z_.]+)>")
+
+
+@dataclass
+class RawElement:
+    """A top-level element as bytes, parsed only if someone asks for its tree."""
+
+    tag: bytes
+    raw: bytes
+    _tree: ET.Element | None = None
+
+    @property
+    def tree(self) -> ET.Element:
+        if self._tree is None:
+            flat = _RICH_MARKUP.sub(b"", self.raw).replace(b"&nbsp;", b"&#160;")
+            self._tree = ET.fromstring(flat)
+        return self._tree
+
+    @property
+    def good(self) -> bool:
+        return self.raw.startswith(b'<value val="good"')
+
+
 class ReplyStream:
     """Incremental splitter of coqidetop's output into top-level elements.
 
     Top-level elements (``<value>``, ``<feedback>``, ``<message>``) never nest, and text
     inside them is escaped, so each one ends at the first ``</TAG>`` after its start.
-    Splitting on bytes first and parsing only what is needed keeps the cost per reply
-    small: most feedback (``processingin``, ``processed``) is never parsed at all.
+    Splitting on bytes first and parsing only what is read keeps the cost per reply
+    small: most feedback (``processingin``, ``processed``) is never parsed at all, and an
+    ``Add`` or ``Edit_at`` answer is rarely more than a ``good``.
     """
 
     def __init__(self) -> None:
         self._buffer = b""
 
-    def feed(self, data: bytes) -> Iterator[ET.Element]:
+    def feed(self, data: bytes) -> Iterator[RawElement]:
         """Take ``data`` and yield each top-level element it completes (boring ones skipped)."""
         buffer = self._buffer + data
         position = 0
@@ -119,7 +148,7 @@ class ReplyStream:
             chunk = buffer[start:end]
             if tag == b"feedback" and b'message_level val="error"' not in chunk:
                 continue  # progress notices: nothing to read in them
-            yield ET.fromstring(chunk.replace(b"&nbsp;", b"&#160;"))
+            yield RawElement(tag, chunk)
         self._buffer = buffer[position:]
 
 
@@ -156,6 +185,28 @@ def _goal(element: ET.Element) -> Goal:
 
 def _goal_list(element: ET.Element) -> tuple[Goal, ...]:
     return tuple(_goal(g) for g in element.iter("goal"))
+
+
+_GOAL_ID = re.compile(rb"<goal><string>\d+</string>")
+
+
+def goals_key(raw: bytes) -> str | None:
+    """A canonical key of the goals in a good ``Goal`` reply, without parsing it.
+
+    The printed goals (all four lists, focus structure included) are hashed with the
+    goals' internal numbers left out: the same state reached another way is printed the
+    same, but numbered differently. ``None`` when no proof is open.
+    """
+    start = raw.find(b"<goals>")
+    if start < 0:
+        return None
+    body = _GOAL_ID.sub(b"<goal>", raw[start : raw.rfind(b"</goals>")])
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+def goals_empty(raw: bytes) -> bool:
+    """Whether a good ``Goal`` reply shows four empty goal lists (all goals solved)."""
+    return b"<goals><list/><list/><list/><list/></goals>" in raw
 
 
 def parse_goals(value: ET.Element) -> Goals | None:
