@@ -154,6 +154,8 @@ def measure_ray(
                     ray.get([h.run.remote(share[i::clients], n) for i, h in enumerate(handles)])
                     best = min(best, time.perf_counter() - start)
                 rows.append(_row(f"{clients} client(s), {label}", requests, requests * n, best))
+                sizes = ray.get(actors[0].batch_sizes.remote())
+                print(f"   {clients} client(s), {label}: last batch sizes {sizes[-12:]}")
                 for handle in handles:
                     ray.kill(handle)
             ray.kill(directory)

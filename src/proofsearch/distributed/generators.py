@@ -46,18 +46,31 @@ class GeneratorActor:
         self.max_batch = max_batch
         self._queue: asyncio.Queue[tuple[GenerationRequest, asyncio.Future[Any]]] | None = None
         self.batches: list[int] = []
+        self._clients: dict[int, float] = {}
+        #: Seconds a client counts as active after its last request.
+        self.client_horizon = 5.0
 
     def ready(self) -> int:
         return os.getpid()
 
-    async def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+    async def generate(
+        self, goals: str, theorem: Theorem, n: int, client: int | None = None
+    ) -> list[Suggestion]:
         if self._queue is None:
             self._queue = asyncio.Queue()
             asyncio.get_running_loop().create_task(self._serve())
+        if client is not None:
+            self._clients[client] = time.monotonic()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         await self._queue.put((GenerationRequest(goals, theorem, n), future))
         result: list[Suggestion] = await future
         return result
+
+    def _active_clients(self) -> int:
+        """Clients heard from in the last few seconds (at least one)."""
+        horizon = time.monotonic() - self.client_horizon
+        self._clients = {c: t for c, t in self._clients.items() if t >= horizon}
+        return max(1, len(self._clients))
 
     async def _serve(self) -> None:
         assert self._queue is not None
@@ -65,8 +78,13 @@ class GeneratorActor:
             batch = [await self._queue.get()]
             deadline = time.monotonic() + self.batch_window
             while len(batch) < self.max_batch:
+                if not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
+                    continue
+                # Waiting only pays while another active client may send a request: a
+                # lone client (one request in flight) is served at once.
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if len(batch) >= self._active_clients() or remaining <= 0:
                     break
                 try:
                     batch.append(await asyncio.wait_for(self._queue.get(), remaining))
@@ -134,6 +152,8 @@ class RemoteGenerator(TacticGenerator):
     def __init__(self, directory: Any, slot: int, max_retries: int = 5) -> None:
         self.directory = directory
         self.slot = slot
+        #: Who is asking: the generator actor batches for the clients it hears from.
+        self.client = hash((os.getpid(), id(self), time.monotonic_ns()))
         self.max_retries = max_retries
         self.actors, self.generation = ray.get(directory.current.remote())
 
@@ -143,7 +163,7 @@ class RemoteGenerator(TacticGenerator):
             index = self.slot % len(self.actors)
             try:
                 result: list[Suggestion] = ray.get(
-                    self.actors[index].generate.remote(goals, theorem, n)
+                    self.actors[index].generate.remote(goals, theorem, n, self.client)
                 )
                 return result
             except RayActorError as exc:

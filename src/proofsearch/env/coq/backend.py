@@ -128,6 +128,7 @@ class CoqProver(Prover):
         self._top: CoqIdeTop | None = None
         self._line = _Line()
         self._header_cache: dict[str, tuple[str, ...]] = {}
+        self._guard_cache: dict[str, str | TacticRejected] = {}
         # Tactics such as lia write cache files into the working folder: give Coq a
         # private one unless the user chose it.
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
@@ -357,7 +358,20 @@ class CoqProver(Prover):
         )
 
     def check_tactic(self, tactic: str) -> str:
-        return check_tactic(tactic, self.config.denied_words, self.config.allowed_words)
+        """The guard's verdict, remembered: a portfolio proposes the same tactics again and
+        again, and a model repeats itself too."""
+        verdict = self._guard_cache.get(tactic)
+        if verdict is None:
+            try:
+                verdict = check_tactic(tactic, self.config.denied_words, self.config.allowed_words)
+            except TacticRejected as exc:
+                verdict = exc
+            if len(self._guard_cache) > 100_000:
+                self._guard_cache.clear()
+            self._guard_cache[tactic] = verdict
+        if isinstance(verdict, TacticRejected):
+            raise verdict
+        return verdict
 
     def tactic_limit(self, timeout: float | None) -> int:
         return max(1, math.ceil(timeout if timeout is not None else self.config.tactic_timeout))
