@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from proofsearch.distributed.affinity import in_affinity_order
 from proofsearch.distributed.spec import WorkerSpec
 from proofsearch.search.result import SearchResult, error_result
 from proofsearch.theorem import Theorem
@@ -12,10 +13,14 @@ from proofsearch.theorem import Theorem
 def run_local(
     spec: WorkerSpec, theorems: Iterable[Theorem], on_result: Callable[[SearchResult], None]
 ) -> None:
-    """Search each theorem and hand over its result; an interrupted theorem yields nothing."""
+    """Search each theorem and hand over its result; an interrupted theorem yields nothing.
+
+    Theorems are taken in the order a Ray worker would take them (see
+    :mod:`proofsearch.distributed.affinity`), so headers are re-run as rarely.
+    """
     searcher = spec.build()
     try:
-        for theorem in theorems:
+        for theorem in in_affinity_order(theorems):
             try:
                 result = searcher.search(theorem)
             except Exception as exc:  # a bug in one search must not end the run

@@ -28,6 +28,7 @@ from typing import Any
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError, RayTaskError
 
+from proofsearch.distributed.affinity import WINDOW, take_best
 from proofsearch.distributed.events import NoEvents, RunEvents
 from proofsearch.search.result import SearchResult, error_result
 from proofsearch.theorem import Theorem
@@ -59,17 +60,6 @@ class _Slot:
         return self.ready_ref is None
 
 
-def _affinity(header: str, last: str | None) -> float:
-    """How much of a worker's current prover state a theorem can reuse (higher: more)."""
-    if last is None:
-        return 0.0
-    if header == last:
-        return 3.0
-    if header.startswith(last) or last.startswith(header):
-        return 2.0
-    return 1.0 if header[:512] == last[:512] else 0.0
-
-
 class ProverPool:
     """Runs theorems on ``size`` actors made by ``new_actor``, yielding results as they come."""
 
@@ -82,7 +72,7 @@ class ProverPool:
         max_attempts: int = 3,
         events: RunEvents | None = None,
         poll_interval: float = 0.5,
-        affinity_window: int = 32,
+        affinity_window: int = WINDOW,
         max_start_failures: int | None = None,
         start_timeout: float = 300.0,
     ) -> None:
@@ -175,16 +165,7 @@ class ProverPool:
                 slot.last_header = task.theorem.header
 
     def _pick(self, queue: deque[_Task], last: str | None) -> _Task:
-        best_index, best_score = 0, -1.0
-        for index in range(min(len(queue), self.affinity_window)):
-            score = _affinity(queue[index].theorem.header, last)
-            if score > best_score:
-                best_index, best_score = index, score
-            if score >= 3.0:
-                break
-        task = queue[best_index]
-        del queue[best_index]
-        return task
+        return take_best(queue, last, lambda task: task.theorem.header, self.affinity_window)
 
     def _wait_timeout(self) -> float:
         now = time.monotonic()
