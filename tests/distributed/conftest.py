@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,9 @@ def local_ray() -> Iterator[None]:
 
     if not ray.is_initialized():
         _SESSION.close()
+        # An empty CUDA_VISIBLE_DEVICES (set by a CPU-only CI, or left by a test) would
+        # make Ray refuse the two declared GPUs.
+        os.environ.pop("CUDA_VISIBLE_DEVICES", None)
         _SESSION.enter_context(ray_session(RayOptions(num_cpus=2, num_gpus=2)))
     yield
 

@@ -58,8 +58,9 @@ def test_batching_policy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Requests queued together go out in one batch; a lone client never waits."""
     import asyncio
 
-    # The actor hides the GPUs from itself; here it runs in the test's own process.
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    # The actor hides the GPUs from itself; here it runs in the test's own process,
+    # so let monkeypatch record the variable and put it back afterwards.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
 
     from proofsearch.distributed.generators import GeneratorActor
     from proofsearch.theorem import Theorem
