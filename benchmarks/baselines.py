@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from proofsearch.data.theorems import load_theorems
-from proofsearch.env.base import EnvError, ProofState, Proved, TacticTimeout
+from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, TacticTimeout
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
 from proofsearch.env.coq.checker import proof_script, statement_name
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
@@ -122,19 +122,29 @@ def _check(
     return result
 
 
+def open_timed(
+    prover: CoqProver, target: Theorem, theorem: Theorem
+) -> tuple[ProofSession, float] | SearchResult:
+    """Open ``target`` and time its header; a header that fails is ``theorem``'s error."""
+    opened = time.perf_counter()
+    try:
+        session = prover.open(target)
+    except EnvError as exc:
+        result = error_result(theorem, str(exc))
+        result.extra["header_time"] = round(time.perf_counter() - opened, 6)
+        return result
+    return session, time.perf_counter() - opened
+
+
 # -- one-shot --------------------------------------------------------------------
 
 
 def one_shot(theorem: Theorem, prover: CoqProver, config: BaselineConfig) -> SearchResult:
     """Apply each portfolio tactic once to the root goal, best first, within the budget."""
-    opened = time.perf_counter()
-    try:
-        session = prover.open(theorem)
-    except EnvError as exc:
-        result = error_result(theorem, str(exc))
-        result.extra["header_time"] = round(time.perf_counter() - opened, 6)
-        return result
-    header_time = time.perf_counter() - opened
+    opened = open_timed(prover, theorem, theorem)
+    if isinstance(opened, SearchResult):
+        return opened
+    session, header_time = opened
     start = time.perf_counter()
     generator = PortfolioGenerator(default_tactics("coq"))
     suggestions = generator.generate(session.root.text, theorem, 10_000)
@@ -184,14 +194,10 @@ def one_shot(theorem: Theorem, prover: CoqProver, config: BaselineConfig) -> Sea
 def sauto(theorem: Theorem, prover: CoqProver, config: BaselineConfig) -> SearchResult:
     """``sauto`` alone on the root goal, limited to the budget by ``Timeout``."""
     target = with_header_suffix(theorem, TACTICS_IMPORT)
-    opened = time.perf_counter()
-    try:
-        session = prover.open(target)
-    except EnvError as exc:
-        result = error_result(theorem, str(exc))
-        result.extra["header_time"] = round(time.perf_counter() - opened, 6)
-        return result
-    header_time = time.perf_counter() - opened
+    opened = open_timed(prover, target, theorem)
+    if isinstance(opened, SearchResult):
+        return opened
+    session, header_time = opened
     start = time.perf_counter()
     outcome = session.apply(session.root, "sauto", config.budget)
     session.close()

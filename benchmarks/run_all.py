@@ -175,10 +175,14 @@ def main() -> int:
         single, scaling = figures["single_worker"], figures["scaling"]
         lines += [
             "| engine figure | value |", "|---|---:|",
-            f"| tactic applications/s, one worker | {single['applications_per_s']} |",
+            f"| tactic applications/s, one worker, demo set | {single['applications_per_s']} |",
+            "| tactic applications/s, one worker in-process, prover-bound | "
+            f"{scaling['in_process_1']['applications_per_s']} |",
             f"| prover share of search time | {single['prover_share']:.0%} |",
             f"| coqidetop wait share | {single['coqidetop_wait_share']:.0%} |",
             f"| 2-worker / 1-worker throughput (Ray) | {scaling['ratio_2_vs_1_ray']} |",
+            "| the same, steady state (workers started) | "
+            f"{scaling['steady_ratio_2_vs_1_ray']} |",
             f"| 2 workers (Ray) / 1 in-process | {scaling['ratio_2_ray_vs_1_in_process']} |",
             "| dispatch overhead, Ray, ms/theorem | "
             f"{figures['dispatch']['ray_2_workers']['dispatch_overhead_ms_per_theorem']} |",
