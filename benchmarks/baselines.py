@@ -32,7 +32,8 @@ Published anchors on the whole stdlib (Tactician 39.3 %, CoqHammer 40.8 % with ~
 on 8 CPUs, both 56.7 %) are printed beside the results; they are not comparable
 one-to-one with a sample and a different budget.
 
-Usage::
+Usage (the sample restored first: ``proofsearch bench restore-coq-stdlib
+benchmarks/coq/stdlib-sample.index.jsonl --out benchmarks/coq/stdlib-sample.jsonl``)::
 
     python benchmarks/baselines.py one-shot benchmarks/coq/stdlib-sample.jsonl \\
         --slice 0:20 --budget 30 --out-dir out/baselines

@@ -9,13 +9,15 @@ Steps (each writes into OUT):
    worker scaling, dispatch overhead (``benchmarks/engine.py``).
 2. ``generator.json``: the ``hf`` generator's requests/s, batched vs not, and through a
    shared Ray ``GeneratorActor`` with 1 and 2 clients (``generator_throughput.py``).
-3. The proof-rate comparison on a spread slice of ``benchmarks/coq/stdlib-sample.jsonl``
-   (every k-th lemma, so every part of the library is in it), same wall-clock budget per
-   theorem for everyone: the one-shot portfolio, CoqHammer's ``hammer`` and ``sauto``
-   (``baselines.py``), proofsearch's search with the portfolio, and with the portfolio
-   plus ``sauto``. Results files in ``results/``. Proofs that use ``sauto`` load CoqHammer's
-   ``Tactics``, which loads libraries beyond the header: as for the ``sauto`` baseline, a
-   proof that depends on one of them is recorded as an ``error`` ("leak").
+3. The proof-rate comparison on a spread slice of the stdlib sample (the committed
+   ``benchmarks/coq/stdlib-sample.index.jsonl``, headers restored into
+   ``OUT/stdlib-sample.jsonl``; every k-th lemma, so every part of the library is in it),
+   same wall-clock budget per theorem for everyone: the one-shot portfolio, CoqHammer's
+   ``hammer`` and ``sauto`` (``baselines.py``), proofsearch's search with the portfolio,
+   and with the portfolio plus ``sauto``. Results files in ``results/``. Proofs that use
+   ``sauto`` load CoqHammer's ``Tactics``, which loads libraries beyond the header: as for
+   the ``sauto`` baseline, a proof that depends on one of them is recorded as an ``error``
+   ("leak").
 4. ``report/``: ``proofsearch report`` over every results file, with the published
    anchors; ``summary.md``: the table of proof rates and engine figures.
 
@@ -32,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "benchmarks" / "coq" / "stdlib-sample.jsonl"
+INDEX = ROOT / "benchmarks" / "coq" / "stdlib-sample.index.jsonl"
 PYTHON = sys.executable
 TACTICS_IMPORT = "From Hammer Require Import Tactics."
 
@@ -46,9 +48,22 @@ def step(title: str, command: list[str]) -> float:
     return spent
 
 
-def write_slice(out: Path, every: int) -> tuple[Path, Path]:
+def restore_sample(out: Path) -> Path:
+    """The sample as a theorem file: the committed index with its headers restored."""
+    sample = out / "stdlib-sample.jsonl"
+    step("restore the stdlib sample's headers",
+         [PYTHON, "-m", "proofsearch.cli", "bench", "restore-coq-stdlib", str(INDEX),
+          "--out", str(sample)])  # fmt: skip
+    expected = len(INDEX.read_text(encoding="utf-8").splitlines())
+    got = len(sample.read_text(encoding="utf-8").splitlines()) if sample.exists() else 0
+    if got != expected:
+        sys.exit(f"restored {got} of the sample's {expected} lemmas (see the errors above)")
+    return sample
+
+
+def write_slice(sample: Path, out: Path, every: int) -> tuple[Path, Path]:
     """Every ``every``-th sample lemma, as is and with the Tactics import for ``sauto``."""
-    lines = SAMPLE.read_text(encoding="utf-8").splitlines()[::every]
+    lines = sample.read_text(encoding="utf-8").splitlines()[::every]
     plain = out / "stdlib-slice.jsonl"
     plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with_sauto = out / "stdlib-slice-sauto.jsonl"
@@ -134,7 +149,7 @@ def main() -> int:
              "--repeats", "2", "--json", str(out / "generator.json")],
         )  # fmt: skip
 
-    plain, with_sauto = write_slice(out, every)
+    plain, with_sauto = write_slice(restore_sample(out), out, every)
     budget = str(args.budget)
     spent["baselines"] = step(
         "baselines: one-shot, hammer, sauto",

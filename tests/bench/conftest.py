@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "benchmarks" / "coq" / "stdlib-sample.jsonl"
+INDEX = ROOT / "benchmarks" / "coq" / "stdlib-sample.index.jsonl"
 
 requires_coq = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc is not installed")
 requires_hammer = pytest.mark.skipif(
@@ -45,3 +45,16 @@ def pinned_counts(stdlib_root: Path) -> None:
     """Exact counts below were taken on Debian's Coq 8.16.1; skip on other versions."""
     if coq_version() != "8.16.1":
         pytest.skip(f"counts are pinned to Coq 8.16.1, found {coq_version()!r}")
+
+
+@pytest.fixture(scope="session")
+def stdlib_sample(stdlib_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The committed sample as a theorem file: its index with the headers restored."""
+    from proofsearch.data.coq_stdlib_index import restore_file
+
+    if coq_version() != "8.16.1":
+        pytest.skip(f"the sample was drawn from Coq 8.16.1's stdlib, found {coq_version()!r}")
+    path = tmp_path_factory.mktemp("stdlib") / "stdlib-sample.jsonl"
+    restored = restore_file(INDEX, path, stdlib_root)
+    assert not restored.errors, restored.errors[:5]
+    return path

@@ -1,4 +1,5 @@
-"""The committed stdlib sample: well-formed, stratified, leak-free, and it compiles.
+"""The committed stdlib sample (its index, headers restored): well-formed, stratified,
+leak-free, and it compiles.
 
 A random handful is compiled each run (the seed is printed, and ``STDLIB_SAMPLE_SEED``
 replays it): header + statement + ``Proof.`` + reference proof + ``Qed.`` + footer.
@@ -22,20 +23,18 @@ from proofsearch.data.theorems import load_theorems
 from proofsearch.env.coq.checker import parse_assumptions, statement_name
 from proofsearch.env.coq.sentences import split_sentences
 
-from .conftest import SAMPLE, requires_coq
+from .conftest import requires_coq
 
 HANDFUL = 3
 
-pytestmark = pytest.mark.skipif(not SAMPLE.exists(), reason=f"{SAMPLE} not generated")
-
 
 @pytest.fixture(scope="module")
-def records() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+def records(stdlib_sample: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdlib_sample.read_text(encoding="utf-8").splitlines()]
 
 
-def test_sample_is_a_valid_theorem_file(records: list[dict[str, Any]]) -> None:
-    loaded = load_theorems(SAMPLE)
+def test_sample_is_a_valid_theorem_file(stdlib_sample: Path, records: list[dict[str, Any]]) -> None:
+    loaded = load_theorems(stdlib_sample)
     assert not loaded.invalid
     assert len(loaded.theorems) == len(records) >= 500
     fields = {"reference_proof", "allowed_axioms", "file", "line", "part", "footer", "qualid"}

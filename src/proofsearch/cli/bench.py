@@ -1,6 +1,7 @@
 """``proofsearch bench``: benchmark tooling, one sub-subcommand each.
 
-``extract-coq-stdlib`` builds the Coq standard-library benchmark (see
+``extract-coq-stdlib`` builds the Coq standard-library benchmark and ``restore-coq-stdlib``
+puts the headers back into its committed index (see
 :mod:`proofsearch.data.coq_stdlib`). Further tools (the engine benchmark) register
 themselves in :data:`BENCH_COMMANDS`: each entry adds its parser to the ``bench``
 group and sets ``bench_func``; :func:`run` dispatches to it, so ``func=run`` stays the
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from proofsearch.cli import EXIT_OK, EXIT_USAGE
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 
 
 def add_extract_parser(bench: Any) -> None:
@@ -73,12 +74,62 @@ def add_extract_parser(bench: Any) -> None:
         help="also open each kept lemma in CoqProver (coqidetop) as the search does: "
         "report the failures (default), reject and replace them, or skip the check",
     )
+    parser.add_argument(
+        "--index-out",
+        type=Path,
+        default=None,
+        help="also write the index (every field but the header; see restore-coq-stdlib)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(bench_func=run_extract)
 
 
+def add_restore_parser(bench: Any) -> None:
+    """Register ``bench restore-coq-stdlib``."""
+    parser = bench.add_parser(
+        "restore-coq-stdlib",
+        help="turn a stdlib index (entries without headers) into a theorem file",
+        description=(
+            "Put back each index entry's header (its file's prefix) from the installed "
+            "stdlib's sources. An entry whose statement or reference proof differs from "
+            "the sources (another Coq version) is reported with its line and field and "
+            "left out; the exit status is then 1."
+        ),
+    )
+    parser.add_argument("index", type=Path, help="the index (JSONL), e.g. "
+                        "benchmarks/coq/stdlib-sample.index.jsonl")  # fmt: skip
+    parser.add_argument("--out", type=Path, required=True, help="theorem file (JSONL) to write")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the stdlib's theories/ folder (default: $(coqc -where)/theories)",
+    )
+    parser.add_argument("--coqc", default="coqc", help="the coqc binary (default coqc)")
+    parser.set_defaults(bench_func=run_restore)
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from proofsearch.data.coq_stdlib_index import restore_file
+
+    root = stdlib_root(args.root, args.coqc)
+    if root is None:
+        return EXIT_USAGE
+    try:
+        restored = restore_file(args.index, args.out, root)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for error in restored.errors:
+        print(f"error: {error}", file=sys.stderr)
+    print(f"wrote {len(restored.records)} theorems to {args.out}"
+          + (f"; {len(restored.errors)} index line(s) could not be restored"
+             if restored.errors else ""))  # fmt: skip
+    return EXIT_FAILURES if restored.errors else EXIT_OK
+
+
 #: ``bench`` sub-subcommands: each function adds its parser and sets ``bench_func``.
-BENCH_COMMANDS: list[Callable[[Any], None]] = [add_extract_parser]
+BENCH_COMMANDS: list[Callable[[Any], None]] = [add_extract_parser, add_restore_parser]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -97,18 +148,27 @@ def run(args: argparse.Namespace) -> int:
     return func(args)
 
 
+def stdlib_root(root: Path | None, coqc: str) -> Path | None:
+    """``root``, or the installed stdlib's ``theories/``; None (and a message) if unusable."""
+    from proofsearch.data import coq_stdlib
+
+    if root is None:
+        try:
+            root = coq_stdlib.default_root(coqc)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
+            return None
+    if not root.is_dir() or not any(root.rglob("*.v")):
+        print(f"error: {root}: no .v files (give --root DIR)", file=sys.stderr)
+        return None
+    return root
+
+
 def run_extract(args: argparse.Namespace) -> int:
     from proofsearch.data import coq_stdlib
 
-    root: Path | None = args.root
+    root = stdlib_root(args.root, args.coqc)
     if root is None:
-        try:
-            root = coq_stdlib.default_root(args.coqc)
-        except (OSError, subprocess.CalledProcessError) as exc:
-            print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
-            return EXIT_USAGE
-    if not root.is_dir() or not any(root.rglob("*.v")):
-        print(f"error: {root}: no .v files (give --root DIR)", file=sys.stderr)
         return EXIT_USAGE
     if args.sample is not None and args.sample < 1:
         print("error: --sample must be at least 1", file=sys.stderr)
@@ -144,6 +204,13 @@ def run_extract(args: argparse.Namespace) -> int:
     with args.out.open("w", encoding="utf-8") as handle:
         for record in coq_stdlib.iter_records(benchmark.sample):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    if args.index_out is not None:
+        from proofsearch.data.coq_stdlib_index import index_record
+
+        args.index_out.parent.mkdir(parents=True, exist_ok=True)
+        with args.index_out.open("w", encoding="utf-8") as handle:
+            for record in coq_stdlib.iter_records(benchmark.sample):
+                handle.write(json.dumps(index_record(record), ensure_ascii=False) + "\n")
     print(benchmark.summary())
     size = args.out.stat().st_size
     print(f"wrote {len(benchmark.sample)} theorems to {args.out} ({size / 1e6:.1f} MB)")
