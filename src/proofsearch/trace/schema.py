@@ -1,0 +1,199 @@
+"""The records a trace is made of, and the reader of a trace folder.
+
+A trace folder (``proofsearch trace --out DIR``) holds one shard per traced source file:
+
+- ``DIR/files/<module>.steps.jsonl``: one :class:`ProofStep` a line;
+- ``DIR/files/<module>.premises.jsonl``: one :class:`Premise` a line;
+- ``DIR/files/<module>.meta.json``: one :class:`FileRecord` (dependencies, key, status).
+
+``<module>`` is the file's logical name (``Coq.Arith.PeanoNat``). The records are the
+product: people who train models read them directly, so every field is plain JSON and
+documented in ``docs/trace.md``. ``offset`` fields (character offsets in the source)
+order declarations within a file, which is what "declared before this lemma" needs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+#: Version of the on-disk format; bumped when a field changes meaning.
+FORMAT_VERSION = 1
+
+SEPARATOR = "============================"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Hypothesis(_Record):
+    """A hypothesis as Coq prints it: ``x, y : nat`` or ``n := 3 : nat``."""
+
+    names: list[str]
+    type: str
+    body: str | None = None
+
+    def render(self) -> str:
+        body = f" := {self.body}" if self.body is not None else ""
+        return f"{', '.join(self.names)}{body} : {self.type}"
+
+
+class Goal(_Record):
+    """One goal: its hypotheses and its conclusion."""
+
+    hypotheses: list[Hypothesis]
+    conclusion: str
+
+    def render(self) -> str:
+        """The goal as text, laid out as the Coq backend shows goals to generators."""
+        return "\n".join((*(h.render() for h in self.hypotheses), SEPARATOR, self.conclusion))
+
+
+class ProofStep(_Record):
+    """One tactic sentence inside a proof, with the goals it was run on."""
+
+    file: str
+    module: str
+    #: The lemma's qualified name (``Coq.Arith.PeanoNat.Nat.add_comm``).
+    lemma: str
+    #: Character offset of the lemma's statement in the file (orders it among premises).
+    lemma_offset: int
+    #: 0-based index of this step among the lemma's tactic sentences.
+    index: int
+    #: 1-based line and character offset of the tactic sentence.
+    line: int
+    offset: int
+    #: The focused goals before the step; the first is the one the step works on.
+    goals: list[Goal]
+    background: int
+    shelved: int
+    given_up: int = 0
+    #: The tactic sentence exactly as written, without bullets or braces.
+    tactic: str
+    #: Bullets and braces that came right before the tactic (``["-"]``, ``["{", "+"]``).
+    structure: list[str] = []
+    #: The step closed the goal it worked on (no new goal took its place).
+    closed_goal: bool
+
+
+PremiseKind = Literal[
+    "Lemma",
+    "Theorem",
+    "Definition",
+    "Fixpoint",
+    "CoFixpoint",
+    "Inductive",
+    "CoInductive",
+    "Record",
+    "Constructor",
+    "Instance",
+    "Axiom",
+    "Parameter",
+    "Other",
+]
+
+
+class Premise(_Record):
+    """A constant a file declares, with its statement (its type, as Coq prints it)."""
+
+    name: str
+    kind: str
+    statement: str
+    file: str
+    module: str
+    line: int
+    offset: int
+
+
+class FileError(_Record):
+    line: int
+    message: str
+
+
+class FileRecord(_Record):
+    """What a shard is about: the file, what it requires, and the key that makes it fresh."""
+
+    format: int = FORMAT_VERSION
+    file: str
+    module: str
+    #: Logical names of the files this one requires (direct dependencies).
+    requires: list[str]
+    #: sha256 of the source, the loadpath arguments and the Coq version together.
+    key: str
+    coq_version: str
+    status: Literal["traced", "failed"]
+    error: FileError | None = None
+    lemmas: int = 0
+    steps: int = 0
+    premises: int = 0
+    seconds: float = 0.0
+
+
+_R = TypeVar("_R", bound=_Record)
+
+
+class TraceFormatError(ValueError):
+    """A trace file is malformed; the message names the file and line."""
+
+
+def _read_jsonl(path: Path, model: type[_R]) -> Iterator[_R]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                yield model.model_validate_json(line)
+            except ValidationError as error:
+                raise TraceFormatError(f"{path}:{number}: {error}") from None
+
+
+class TraceDir:
+    """Read access to a trace folder, by module."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        if not (self.root / "files").is_dir():
+            raise TraceFormatError(f"{self.root}: not a trace folder (no files/ inside)")
+
+    def shard(self, module: str, kind: Literal["steps", "premises", "meta"]) -> Path:
+        suffix = "meta.json" if kind == "meta" else f"{kind}.jsonl"
+        return self.root / "files" / f"{module}.{suffix}"
+
+    def files(self) -> list[FileRecord]:
+        """Every shard's record, sorted by module."""
+        records = []
+        for path in sorted((self.root / "files").glob("*.meta.json")):
+            try:
+                records.append(FileRecord.model_validate(json.loads(path.read_text())))
+            except (ValueError, ValidationError) as error:
+                raise TraceFormatError(f"{path}: {error}") from None
+        return records
+
+    def steps(self, module: str) -> Iterator[ProofStep]:
+        return _read_jsonl(self.shard(module, "steps"), ProofStep)
+
+    def premises(self, module: str) -> Iterator[Premise]:
+        return _read_jsonl(self.shard(module, "premises"), Premise)
+
+    def dependencies(self) -> dict[str, list[str]]:
+        """Module → the modules it requires directly."""
+        return {record.module: record.requires for record in self.files()}
+
+    def closure(self, module: str) -> set[str]:
+        """Every module ``module`` depends on, directly or not (itself excluded)."""
+        graph = self.dependencies()
+        seen: set[str] = set()
+        todo = list(graph.get(module, []))
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(graph.get(name, []))
+        return seen
