@@ -23,13 +23,13 @@ def test_lemmas_of_one_file_share_the_prefix(stdlib_root: Path, no_new_coq_proce
     assert len(lemmas) == 4
     prover = CoqProver()
     adds: list[int] = []
-    original = prover._calls
+    original = prover.line.calls
 
     def counting(calls):  # type: ignore[no-untyped-def]
         adds.append(sum('<call val="Add">' in call.xml for call in calls))
         return original(calls)
 
-    prover._calls = counting  # type: ignore[method-assign]
+    prover.line.calls = counting  # type: ignore[method-assign]
     seconds = []
     try:
         for lemma in lemmas:
@@ -44,7 +44,7 @@ def test_lemmas_of_one_file_share_the_prefix(stdlib_root: Path, no_new_coq_proce
                 continue
             # Only the sentences after the previous statement, and the new statement.
             assert sum(adds) == lemma.index - previous.index, (lemma.name, sum(adds))
-            assert prover._line.sentences[: previous.index + 1] == [
+            assert prover.line.sentences[: previous.index + 1] == [
                 *prover.header_sentences(previous.header),
                 previous.statement,
             ]

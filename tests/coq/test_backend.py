@@ -121,9 +121,9 @@ def test_header_is_shared_and_errors_are_clear(prover: CoqProver) -> None:
     header = "Require Import List.\nDefinition two := 2."
     first = prover.open(Theorem("a", "Lemma a : two = 2.", header))
     assert first.apply(first.root, "reflexivity") == Proved(("reflexivity",))
-    states_after_first = list(prover._line.states[:2])
+    states_after_first = list(prover.line.states[:2])
     prover.open(Theorem("b", "Lemma b : two + 0 = 2.", header))
-    assert prover._line.states[:2] == states_after_first  # the header was not run again
+    assert prover.line.states[:2] == states_after_first  # the header was not run again
     with pytest.raises(EnvError, match="header sentence 2"):
         prover.open(Theorem("c", "Lemma c : True.", "Require Import List.\nCheck undefined_x."))
     with pytest.raises(EnvError, match="statement rejected"):

@@ -9,7 +9,6 @@ these theorems, so these searches run with the re-check off (``check=False`` /
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -104,11 +103,6 @@ def test_search_with_check_reports_a_rejected_recheck(lean):
     assert "differs from the transcript" in (result.error or "")
 
 
-def _cli_available() -> bool:
-    return importlib.util.find_spec("proofsearch.cli.search") is not None
-
-
-@pytest.mark.skipif(not _cli_available(), reason="the CLI's search subcommand is not built yet")
 @pytest.mark.parametrize("generator", ["fixed", "portfolio"])
 def test_cli_search_with_the_lean_prover(lean, tmp_path: Path, generator: str):
     theorems = tmp_path / "theorems.jsonl"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 from proofsearch.env.base import (
     CheckResult,
@@ -53,6 +54,10 @@ class GraphProver(Prover):
         self.stats = ProverStats()
         self.applied: list[tuple[str, str]] = []
         self.checked: list[list[str]] = []
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        return cls(options.get("edges", {}), options.get("delay", 0.0))
 
     def state(self, key: str, path: tuple[str, ...]) -> ProofState:
         return ProofState((f"goal {key}",), key, path)

@@ -4,9 +4,11 @@ Each subcommand module defines ``add_parser(subparsers)`` which registers its pa
 sets ``func`` to a ``run(args) -> int`` function. Heavy imports (Ray, torch) happen inside
 ``run`` so that ``proofsearch --help`` stays instant.
 
-Exit codes: 0 success; 1 the command ran but found a failure (``check`` rejected a proof,
-``search`` recorded theorems with status ``error``); 2 bad usage or bad input (unreadable
-or malformed theorem file, unknown option); 130 interrupted (Ctrl-C).
+Exit codes: 0 success (a ``search`` whose theorems end in ``error`` still succeeds: every
+theorem has a result); 1 the command found a failure (``check`` rejected a proof;
+``report``, ``export`` or ``bench`` met bad lines or errors) or ``search`` could not go on
+(Ray or its workers would not start); 2 bad usage or bad input (unreadable or malformed
+theorem file, unknown option); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -31,13 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"proofsearch.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"proofsearch.cli.{name}":
-                continue  # subcommand not built yet
-            raise
-        module.add_parser(subparsers)
+        importlib.import_module(f"proofsearch.cli.{name}").add_parser(subparsers)
     return parser
 
 

@@ -22,7 +22,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import ray
@@ -53,7 +53,6 @@ class _Slot:
     pid: int | None = None
     task: _Task | None = None
     last_header: str | None = None
-    pids: list[int] = field(default_factory=list)
 
     @property
     def ready(self) -> bool:
@@ -119,6 +118,7 @@ class ProverPool:
         return [slot.actor for slot in self._slots]
 
     def actor_pids(self) -> list[int]:
+        """The pids of the actors that have started (tests check that none is left)."""
         return [slot.pid for slot in self._slots if slot.pid is not None]
 
     # -- the loop ----------------------------------------------------------------

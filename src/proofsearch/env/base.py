@@ -9,9 +9,9 @@ state after its process dies.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from proofsearch.theorem import Theorem
 
@@ -140,6 +140,15 @@ class Prover(ABC):
 
     name: ClassVar[str]
     stats: ProverStats
+
+    @classmethod
+    @abstractmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        """Build the prover from plain options (picklable, so that Ray actors can do it).
+
+        Lists stand for tuples; an unknown or invalid option raises :class:`ValueError`
+        naming it.
+        """
 
     @abstractmethod
     def open(self, theorem: Theorem) -> ProofSession:

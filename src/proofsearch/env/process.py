@@ -1,6 +1,6 @@
 """Child processes for prover backends: memory-capped, killable as a group, never orphaned.
 
-Every prover process is started through :func:`spawn`, which
+Every prover process is started as a :class:`ManagedProcess`, which
 
 * puts it in its own process group, so that killing it also kills what it started
   (``lake env`` starts the Lean REPL as a child);

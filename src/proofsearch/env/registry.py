@@ -30,4 +30,4 @@ def prover_class(name: str) -> type[Prover]:
 def make_prover(name: str, options: Mapping[str, Any] | None = None) -> Prover:
     """Build the prover ``name`` from plain options (picklable, so Ray actors can do it)."""
     cls = prover_class(name)
-    return cls.from_options(dict(options or {}))  # type: ignore[attr-defined,no-any-return]
+    return cls.from_options(options or {})

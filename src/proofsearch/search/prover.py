@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, Prover
 from proofsearch.generate.base import TacticGenerator
 from proofsearch.search.result import SearchResult, Status, error_result
-from proofsearch.search.tree import NodeStatus, SearchTree
+from proofsearch.search.tree import SearchTree
 from proofsearch.theorem import Theorem
 
 
@@ -151,20 +151,16 @@ class BestFirstSearchProver:
             with clock.measure("environment"):
                 outcomes = session.apply_all(node.state, tactics, config.tactic_timeout)
             clock.applications += len(tactics)
-            progressed = False
             for suggestion, outcome in zip(suggestions, outcomes, strict=True):
                 if isinstance(outcome, Proved):
                     found.append([*node.shortest_path(), suggestion.tactic])
                     if list(outcome.path) != found[-1]:
                         found.append(list(outcome.path))
                 elif isinstance(outcome, ProofState):
-                    child = tree.add_edge(node, suggestion.tactic, outcome, suggestion.logprob)
-                    progressed = progressed or child is not node
+                    tree.add_edge(node, suggestion.tactic, outcome, suggestion.logprob)
             if found:
                 status = Status.PROVED
                 break
-            if not progressed:
-                node.status = NodeStatus.FAILED
         if status is not Status.PROVED:
             return self._finish(theorem, status, clock, tree, expansions)
         return self._report_proof(theorem, found, clock, tree, expansions)

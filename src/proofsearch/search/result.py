@@ -26,10 +26,6 @@ class Status(StrEnum):
     INVALID = "invalid"
 
 
-#: Statuses that end a theorem for good: ``--resume`` skips them.
-FINAL_STATUSES = frozenset(Status)
-
-
 @dataclass
 class SearchResult:
     """The outcome of searching one theorem (LeanAgent's fields, plus what users asked for).

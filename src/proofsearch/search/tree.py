@@ -1,7 +1,7 @@
 """The search tree: nodes merged by state key, a priority queue with updatable priorities.
 
-Identical states reached by different paths are one node. A node keeps two paths: the
-one with the best cumulative log-probability (its priority) and the shortest one (what
+Identical states reached by different paths are one node. A node keeps the best
+cumulative log-probability of any path to it (its priority) and the shortest path (what
 the reported proof uses). When a better path reaches a node that is still queued, it is
 pushed again with the better priority and the stale entry is skipped when popped; when
 the node was already expanded, the improvement flows down to its descendants.
@@ -12,15 +12,8 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass, field
-from enum import Enum
 
 from proofsearch.env.base import ProofState
-
-
-class NodeStatus(Enum):
-    OPEN = "open"
-    FAILED = "failed"
-    PROVED = "proved"
 
 
 @dataclass(eq=False)
@@ -30,11 +23,9 @@ class Node:
     state: ProofState
     logprob: float
     depth: int
-    best_parent: tuple[Node, str] | None = None
     short_parent: tuple[Node, str] | None = None
     children: dict[str, tuple[Node, float]] = field(default_factory=dict)
     expanded: bool = False
-    status: NodeStatus = NodeStatus.OPEN
 
     def shortest_path(self) -> list[str]:
         """Tactics from the root along the shortest known path."""
@@ -78,7 +69,7 @@ class SearchTree:
         total = parent.logprob + logprob
         node = self.nodes.get(state.key)
         if node is None:
-            node = Node(state, total, parent.depth + 1, (parent, tactic), (parent, tactic))
+            node = Node(state, total, parent.depth + 1, (parent, tactic))
             self.nodes[state.key] = node
             parent.children[tactic] = (node, logprob)
             self._push(node)
@@ -89,7 +80,6 @@ class SearchTree:
         self._shorten(parent, tactic, node)
         if total > node.logprob:
             node.logprob = total
-            node.best_parent = (parent, tactic)
             if node.expanded:
                 self._improve_descendants(node)
             else:
@@ -111,11 +101,10 @@ class SearchTree:
         stack = [start]
         while stack:
             node = stack.pop()
-            for tactic, (child, logprob) in node.children.items():
+            for child, logprob in node.children.values():
                 total = node.logprob + logprob
                 if total > child.logprob:
                     child.logprob = total
-                    child.best_parent = (node, tactic)
                     if child.expanded:
                         stack.append(child)
                     else:

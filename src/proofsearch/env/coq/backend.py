@@ -1,11 +1,9 @@
 """The Coq backend: :class:`CoqProver` and its sessions, over one coqidetop process.
 
-coqidetop's states form a line, not a tree: ``Edit_at`` back to a state throws away
-every later one. The prover therefore keeps the *line* of sentences it has run (header
-sentences, statement, tactics) with their state ids, and reaches any search node by
-going back to the longest common prefix and replaying the rest. The same mechanism
-shares a header between theorems (and a file's prefix between its lemmas): only the
-sentences that differ are run.
+The prover composes a :class:`~proofsearch.env.coq.line.CoqLine` (the process and the
+line of sentences it has run) with the header and guard caches and the ``coqc``
+re-check. A session reaches a search node by asking the line for the node's sentences
+(header, statement, path): only the sentences past the longest common prefix are run.
 
 Siblings are cheap: every candidate tactic of an expansion is sent in one write as
 ``Add``/``Goal``/``Edit_at`` triples. A tactic that hangs past its limit, a dead process
@@ -16,11 +14,9 @@ from __future__ import annotations
 
 import functools
 import math
-import tempfile
-import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 from proofsearch.env.base import (
     CheckResult,
@@ -37,19 +33,10 @@ from proofsearch.env.base import (
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.checker import check_proof, statement_name
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
-from proofsearch.env.coq.idetop import (
-    ANOMALY,
-    Call,
-    CallsInterrupted,
-    CoqIdeTop,
-    Reply,
-    ReplyTimeout,
-)
+from proofsearch.env.coq.idetop import ANOMALY, Call, CallsInterrupted, Reply, ReplyTimeout
+from proofsearch.env.coq.line import BOOKKEEPING_TIMEOUT, CoqLine, LineBroken
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.theorem import Theorem
-
-#: Time limit for calls that only parse or move the tip (``Add``, ``Edit_at``).
-_BOOKKEEPING_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +66,15 @@ class CoqConfig:
     #: Printing width, wide so that a goal comes on few lines.
     printing_width: int = 1000
 
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> CoqConfig:
+        """Build from plain options (lists become tuples); unknown names are an error."""
+        unknown = set(options) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown Coq options: {', '.join(sorted(unknown))}")
+        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+        return cls(**converted)
+
     @property
     def memory_limit(self) -> int | None:
         return self.memory_limit_mb * 1024 * 1024 if self.memory_limit_mb > 0 else None
@@ -99,24 +95,6 @@ def _is_fatal(message: str) -> bool:
     return bool(ANOMALY.search(message)) or "Out of memory" in message
 
 
-class _LineBroken(Exception):
-    """Replaying a sentence of the line failed (index into the target, message)."""
-
-    def __init__(self, index: int, message: str, timed_out: bool = False) -> None:
-        super().__init__(message)
-        self.index = index
-        self.message = message
-        self.timed_out = timed_out
-
-
-@dataclass
-class _Line:
-    """Sentences run since the process's root state, with the state each one made."""
-
-    sentences: list[str] = field(default_factory=list)
-    states: list[int] = field(default_factory=list)
-
-
 class CoqProver(Prover):
     """Coq 8.16 through coqidetop's XML protocol."""
 
@@ -125,164 +103,32 @@ class CoqProver(Prover):
     def __init__(self, config: CoqConfig | None = None) -> None:
         self.config = config or CoqConfig()
         self.stats = ProverStats()
-        self._top: CoqIdeTop | None = None
-        self._line = _Line()
+        self.line = CoqLine(
+            self.stats,
+            binary=self.config.binary,
+            args=self.config.args,
+            memory_limit=self.config.memory_limit,
+            cwd=self.config.cwd,
+            printing_width=self.config.printing_width,
+        )
         self._header_cache: dict[str, tuple[str, ...]] = {}
         self._guard_cache: dict[str, str | TacticRejected] = {}
-        # Tactics such as lia write cache files into the working folder: give Coq a
-        # private one unless the user chose it.
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> CoqProver:
-        fields = CoqConfig.__dataclass_fields__
-        unknown = set(options) - set(fields)
-        if unknown:
-            raise ValueError(f"unknown Coq options: {', '.join(sorted(unknown))}")
-        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-        return cls(CoqConfig(**converted))
-
-    # -- process -----------------------------------------------------------------
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        return cls(CoqConfig.from_options(options))
 
     @property
     def pid(self) -> int | None:
         """The pid of the live coqidetop, if any (tests use it to kill it)."""
-        return self._top.pid if self._top else None
-
-    def _process(self) -> CoqIdeTop:
-        if self._top is None or not self._top.process.alive():
-            if self._top is not None:
-                self._top.close()
-                self.stats.restarts += 1
-            self._top = CoqIdeTop(
-                self.config.binary,
-                self.config.args,
-                memory_limit=self.config.memory_limit,
-                cwd=self._working_folder(),
-            )
-            self._line = _Line()
-            self._top.calls(
-                [
-                    Call(
-                        xml.set_int_option_call(("Printing", "Width"), self.config.printing_width),
-                        _BOOKKEEPING_TIMEOUT,
-                    )
-                ]
-            )
-        return self._top
-
-    def _working_folder(self) -> str:
-        if self.config.cwd is not None:
-            return self.config.cwd
-        if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="proofsearch-coq-")
-        return self._scratch.name
+        return self.line.pid
 
     def restart(self) -> None:
         """Kill the process; the next call starts a fresh one and rebuilds the line."""
-        if self._top is not None:
-            self._top.close()
-            self._top = None
-            self.stats.restarts += 1
-        self._line = _Line()
+        self.line.restart()
 
     def close(self) -> None:
-        if self._top is not None:
-            self._top.close()
-            self._top = None
-        self._line = _Line()
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
-
-    def _calls(self, calls: Sequence[Call]) -> list[Reply]:
-        top = self._process()
-        start = time.perf_counter()
-        try:
-            return top.calls(calls)
-        finally:
-            self.stats.prover_seconds += time.perf_counter() - start
-
-    # -- the line ----------------------------------------------------------------
-
-    def _tip(self) -> int:
-        assert self._top is not None
-        return self._line.states[-1] if self._line.states else self._top.root_state
-
-    def _edit_to(self, keep: int) -> None:
-        """Cut the line to its first ``keep`` sentences."""
-        if keep == len(self._line.sentences):
-            return
-        del self._line.sentences[keep:]
-        del self._line.states[keep:]
-        reply = self._calls([Call(xml.edit_at_call(self._tip()), _BOOKKEEPING_TIMEOUT)])[0]
-        if not reply.good:
-            raise EnvError(f"Edit_at failed: {reply.message}")
-
-    def _sync(self, target: Sequence[str], timeouts: Sequence[float | None]) -> int:
-        """Make the line equal ``target`` and return the tip's state id.
-
-        Raises :class:`_LineBroken` with the index of the first sentence that fails.
-        """
-        self._process()
-        common = 0
-        limit = min(len(target), len(self._line.sentences))
-        while common < limit and self._line.sentences[common] == target[common]:
-            common += 1
-        self._edit_to(common)
-        if common == len(target):
-            return self._tip()
-        for index in range(common, len(target)):
-            reply = self._calls(
-                [Call(xml.add_call(target[index], self._tip()), _BOOKKEEPING_TIMEOUT)]
-            )[0]
-            if not reply.good:
-                self._edit_to(len(self._line.sentences))
-                raise _LineBroken(index, reply.message)
-            state = reply.value.find("pair/state_id")
-            assert state is not None
-            self._line.sentences.append(target[index])
-            self._line.states.append(int(state.get("val", "0")))
-        limit_s = sum(t for t in timeouts[common:] if t is not None) or None
-        try:
-            reply = self._calls([Call(xml.goal_call(), limit_s)])[0]
-        except ReplyTimeout:
-            self.restart()
-            raise _LineBroken(common, "replay timed out", timed_out=True) from None
-        if not reply.good:
-            return self._recover(reply)
-        new_states = self._line.states[common:]
-        failed = [(new_states.index(sid), msg) for sid, msg in reply.errors if sid in new_states]
-        if failed:
-            # A command off the tip failed (coqidetop carries on after it): cut there.
-            offset, message = min(failed)
-            self._edit_to(common + offset)
-            raise _LineBroken(common + offset, message)
-        return self._tip()
-
-    def _recover(self, reply: Reply) -> int:
-        """After a failed execution, cut the line before the failing sentence and report.
-
-        The failing sentence is the one an error was fed back for; failing that, the one
-        after the last good state the reply names.
-        """
-        states = self._line.states
-        errored = [states.index(sid) for sid, _ in reply.errors if sid in states]
-        good = reply.value.find("state_id")
-        good_id = int(good.get("val", "0")) if good is not None else 0
-        if errored:
-            failing = min(errored)
-        elif good_id in states:
-            failing = states.index(good_id) + 1
-        else:
-            failing = 0
-        message = next((m for sid, m in reply.errors if sid in states), reply.message)
-        del self._line.sentences[failing:]
-        del self._line.states[failing:]
-        edit = self._calls([Call(xml.edit_at_call(self._tip()), _BOOKKEEPING_TIMEOUT)])[0]
-        if not edit.good:
-            self.restart()
-        raise _LineBroken(failing, message)
+        self.line.close()
 
     # -- the interface -----------------------------------------------------------
 
@@ -311,9 +157,9 @@ class CoqProver(Prover):
         timeouts = [None] * len(prefix)
         for attempt in range(2):
             try:
-                self._sync(prefix, timeouts)
+                self.line.reach(prefix, timeouts)
                 break
-            except _LineBroken as exc:
+            except LineBroken as exc:
                 if exc.index < len(header):
                     raise EnvError(
                         f"header sentence {exc.index + 1} failed: {exc.message}"
@@ -331,7 +177,7 @@ class CoqProver(Prover):
         return CoqSession(self, theorem, prefix, root)
 
     def _goals(self) -> tuple[xml.Goals | None, str]:
-        reply = self._calls([Call(xml.goal_call(), _BOOKKEEPING_TIMEOUT)])[0]
+        reply = self.line.calls([Call(xml.goal_call(), BOOKKEEPING_TIMEOUT)])[0]
         if not reply.good:
             raise EnvError(f"Goal failed: {reply.message}")
         return xml.parse_goals(reply.value), xml.goals_key(reply.element.raw) or ""
@@ -384,6 +230,7 @@ class CoqSession(ProofSession):
         self, prover: CoqProver, theorem: Theorem, prefix: tuple[str, ...], root: ProofState
     ) -> None:
         self.prover = prover
+        self.line = prover.line
         self.theorem = theorem
         self.prefix = prefix
         self.root = root
@@ -429,7 +276,7 @@ class CoqSession(ProofSession):
         line = self._node_line(state)
         guard = self.prover.config.tactic_timeout + self.prover.config.kill_grace
         timeouts = [None] * len(self.prefix) + [guard] * len(state.path)
-        return self.prover._sync(line, timeouts)
+        return self.line.reach(line, timeouts)
 
     def _run_batch(
         self,
@@ -444,7 +291,7 @@ class CoqSession(ProofSession):
         prover = self.prover
         try:
             tip = self._reach(state)
-        except _LineBroken as exc:
+        except LineBroken as exc:
             message = "replaying the path " + ("timed out" if exc.timed_out else "failed")
             for i in pending:
                 outcomes[i] = TacticError(f"{message}: {exc.message}")
@@ -456,12 +303,12 @@ class CoqSession(ProofSession):
         calls: list[Call] = []
         for i in pending:
             calls += [
-                Call(xml.add_call(self._wrap(sentences[i], limit), tip), _BOOKKEEPING_TIMEOUT),
+                Call(xml.add_call(self._wrap(sentences[i], limit), tip), BOOKKEEPING_TIMEOUT),
                 Call(xml.goal_call(), guard),
-                Call(xml.edit_at_call(tip), _BOOKKEEPING_TIMEOUT),
+                Call(xml.edit_at_call(tip), BOOKKEEPING_TIMEOUT),
             ]
         try:
-            replies = prover._calls(calls)
+            replies = self.line.calls(calls)
         except (ReplyTimeout, CallsInterrupted) as exc:
             replies = exc.replies
             stopped_at = len(replies) // 3
@@ -526,20 +373,19 @@ class CoqSession(ProofSession):
         try:
             tip = self._reach(child)
             guard = prover.config.check_timeout
-            add, goal = prover._calls(
+            add, goal = self.line.calls(
                 [
-                    Call(xml.add_call("Qed.", tip), _BOOKKEEPING_TIMEOUT),
+                    Call(xml.add_call("Qed.", tip), BOOKKEEPING_TIMEOUT),
                     Call(xml.goal_call(), guard),
                 ]
             )
-        except _LineBroken as exc:
+        except LineBroken as exc:
             return TacticError(f"replay before Qed failed: {exc.message}")
         except (ReplyTimeout, CallsInterrupted) as exc:
             prover.restart()
             return TacticError(f"Qed did not complete: {exc}")
         try:
-            reply = prover._calls([Call(xml.edit_at_call(tip), _BOOKKEEPING_TIMEOUT)])[0]
-            if not reply.good:
+            if not self.line.rewind():
                 prover.restart()
         except (ReplyTimeout, CallsInterrupted):
             prover.restart()

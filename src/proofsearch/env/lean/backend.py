@@ -10,19 +10,20 @@ the longest prefix already rebuilt, and checking that the replay reached the sam
 A header (imports, opens) is run once per process, as a new environment, and every
 theorem with that header is opened in it: ``{"cmd": statement + " sorry", "env": H}``,
 whose only ``sorry`` gives the root proof state.
+
+The process, its generation and its header environments belong to a
+:class:`~proofsearch.env.lean.live.LiveRepl`; the prover composes it with the guard and
+the whole-proof re-check, and each session keeps the ids of the states it made.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shlex
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
-
-from pydantic import TypeAdapter, ValidationError
+from typing import Any, ClassVar, Self
 
 from proofsearch.env.base import (
     CheckResult,
@@ -36,126 +37,14 @@ from proofsearch.env.base import (
     TacticError,
     TacticTimeout,
 )
-from proofsearch.env.lean.checker import (
-    NATIVE_AXIOMS,
-    STANDARD_AXIOMS,
-    CheckLimits,
-    check_whole_proof,
-)
-from proofsearch.env.lean.guard import (
-    DEFAULT_ALLOWED_OPTIONS,
-    GuardPolicy,
-    TacticRejected,
-    check_tactic,
-)
-from proofsearch.env.lean.protocol import (
-    CommandReply,
-    CommandRequest,
-    ErrorReply,
-    Reply,
-    Request,
-    TacticReply,
-    TacticRequest,
-)
-from proofsearch.env.lean.repl import (
-    LeanRepl,
-    ReplDied,
-    ReplError,
-    ReplStartError,
-    ReplTimeout,
-    is_lake_env,
-    lake_environment,
-)
+from proofsearch.env.lean.checker import NATIVE_AXIOMS, CheckLimits, check_whole_proof
+from proofsearch.env.lean.config import LeanConfig
+from proofsearch.env.lean.guard import TacticRejected, check_tactic
+from proofsearch.env.lean.live import LiveRepl
+from proofsearch.env.lean.protocol import ErrorReply, Reply, TacticReply, TacticRequest
+from proofsearch.env.lean.repl import ReplError, ReplStartError, ReplTimeout
 from proofsearch.env.lean.statements import sorry_command
 from proofsearch.theorem import Theorem
-
-#: The REPL built next to the Lake project (``../repl``), run inside the project's
-#: environment so that it sees the project's (and Mathlib's) ``.olean`` files.
-DEFAULT_REPL_COMMAND = "lake env ../repl/.lake/build/bin/repl"
-
-
-@dataclass(frozen=True)
-class LeanConfig:
-    """Options of the Lean backend (plain values, so they travel to Ray actors)."""
-
-    #: Command line that starts the REPL (split with :func:`shlex.split`), run in
-    #: ``project_dir``.
-    repl_command: str = DEFAULT_REPL_COMMAND
-    #: Working directory of the REPL: the Lake project whose modules the theorems import.
-    project_dir: str | None = None
-    #: When ``repl_command`` is ``lake env PROGRAM ...``: read lake's environment once and
-    #: start PROGRAM directly, so that the REPL is our child (killed with us, even by
-    #: SIGKILL) and restarts skip lake. False: run the command as given.
-    resolve_lake_env: bool = True
-    #: Default wall-clock limit of one tactic, in seconds; past it the process is killed.
-    tactic_timeout: float = 10.0
-    #: Limit for opening a statement (``statement := by sorry``) and small commands.
-    statement_timeout: float = 60.0
-    #: Limit for running a header (``import Mathlib`` takes minutes on a cold cache).
-    header_timeout: float = 600.0
-    #: Limit for the whole-proof command of the re-check.
-    check_timeout: float = 300.0
-    #: Address-space cap of each REPL process in MiB (``import Mathlib`` needs ~9 GB);
-    #: 0 disables it.
-    memory_limit_mb: int = 16384
-    #: Restart the process after this many requests (the REPL keeps every state it made,
-    #: so its memory only grows); 0: never.
-    recycle_after: int = 2000
-    #: Accept ``native_decide`` / ``decide +native`` and the axioms they add.
-    allow_native_decide: bool = False
-    #: Axioms a proof may rest on (besides those a theorem lists in ``allowed_axioms``).
-    allowed_axioms: tuple[str, ...] = STANDARD_AXIOMS
-    #: Words added to / taken out of the tactic deny-list.
-    denied_words: tuple[str, ...] = ()
-    allowed_words: tuple[str, ...] = ()
-    #: Options a tactic may set with ``set_option NAME VALUE in`` (never ``debug.*``).
-    allowed_options: tuple[str, ...] = DEFAULT_ALLOWED_OPTIONS
-    #: Longest tactic accepted, in characters.
-    max_tactic_chars: int = 8192
-
-    @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> LeanConfig:
-        """Build from plain options (lists become tuples); unknown names are an error."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(options) - known
-        if unknown:
-            raise ValueError(
-                f"unknown Lean options: {', '.join(sorted(unknown))}"
-                f" (known: {', '.join(sorted(known))})"
-            )
-        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-        try:
-            config = TypeAdapter(cls).validate_python(converted)
-        except ValidationError as exc:
-            raise ValueError(f"invalid Lean options: {exc}") from None
-        config.validate()
-        return config
-
-    def validate(self) -> None:
-        if not self.command:
-            raise ValueError("repl_command is empty")
-        for name in ("tactic_timeout", "statement_timeout", "header_timeout", "check_timeout"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive")
-        if self.memory_limit_mb < 0 or self.recycle_after < 0 or self.max_tactic_chars <= 0:
-            raise ValueError("memory_limit_mb, recycle_after must be ≥ 0, max_tactic_chars > 0")
-
-    @property
-    def command(self) -> list[str]:
-        return shlex.split(self.repl_command)
-
-    @property
-    def memory_limit(self) -> int | None:
-        return self.memory_limit_mb * 1024 * 1024 if self.memory_limit_mb > 0 else None
-
-    def policy(self) -> GuardPolicy:
-        return GuardPolicy.build(
-            self.denied_words,
-            self.allowed_words,
-            allow_native_decide=self.allow_native_decide,
-            allowed_options=self.allowed_options,
-            max_chars=self.max_tactic_chars,
-        )
 
 
 def state_key(goals: Sequence[str]) -> str:
@@ -240,145 +129,45 @@ class LeanProver(Prover):
         self.config.validate()
         self.policy = self.config.policy()
         self.stats = ProverStats()
-        #: Bumped at every process start; a handle from another generation is stale.
-        self.generation = 0
-        self._repl: LeanRepl | None = None
-        self._headers: dict[str, int] = {}
-        self._lake_env: dict[str, str] | None = None
+        self.repl = LiveRepl(self.config, self.stats)
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> LeanProver:
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
         return cls(LeanConfig.from_options(options))
-
-    # -- process -----------------------------------------------------------------
 
     @property
     def pid(self) -> int | None:
         """The pid of the live REPL process, if any (tests use it)."""
-        return self._repl.pid if self._repl is not None else None
+        return self.repl.pid
 
     @property
     def requests(self) -> int:
         """Requests sent to the current process."""
-        return self._repl.requests if self._repl is not None else 0
+        return self.repl.requests
 
-    def _start(self) -> LeanRepl:
-        command = self.config.command
-        env: dict[str, str] | None = None
-        if self.config.resolve_lake_env and is_lake_env(command):
-            if self._lake_env is None:
-                self._lake_env = lake_environment(
-                    command[:2], self.config.project_dir, self.config.header_timeout
-                )
-            command, env = command[2:], self._lake_env
-        return LeanRepl(
-            command, cwd=self.config.project_dir, memory_limit=self.config.memory_limit, env=env
-        )
-
-    def _process(self) -> LeanRepl:
-        if self._repl is not None and not self._repl.alive():
-            self._kill()
-        if self._repl is None:
-            repl = self._start()
-            if self.generation:
-                self.stats.restarts += 1
-            self.generation += 1
-            self._repl = repl
-            self._headers = {}
-        return self._repl
-
-    def _kill(self) -> None:
-        if self._repl is not None:
-            self._repl.close()
-            self._repl = None
-        self._headers = {}
+    @property
+    def generation(self) -> int:
+        """The number of the current process; a handle from another one is stale."""
+        return self.repl.generation
 
     def restart(self) -> None:
         """Kill the process; the next request starts a fresh one."""
-        self._kill()
+        self.repl.restart()
 
     def close(self) -> None:
-        self._kill()
-
-    def _maybe_recycle(self) -> None:
-        limit = self.config.recycle_after
-        if limit and self._repl is not None and self._repl.requests >= limit:
-            self._kill()
-
-    def _request(self, request: Request, timeout: float | None) -> Reply:
-        """One request to the current process; any failure kills it and is raised.
-
-        It never starts a process: ids from one operation (a header's environment, a
-        replayed state) must not be sent to another process. Operations call
-        :meth:`_process` once, at their start.
-        """
-        repl = self._repl
-        if repl is None:
-            raise ReplDied("the REPL was stopped during the operation")
-        start = time.perf_counter()
-        try:
-            return repl.request(request, timeout)
-        except ReplError:
-            self._kill()
-            raise
-        finally:
-            self.stats.prover_seconds += time.perf_counter() - start
-
-    # -- opening -----------------------------------------------------------------
-
-    def _header_env(self, header: str) -> int | None:
-        """The environment of ``header`` in the current process (run once per process)."""
-        if not header.strip():
-            return None
-        env = self._headers.get(header)
-        if env is not None:
-            return env
-        try:
-            reply = self._request(CommandRequest(cmd=header), self.config.header_timeout)
-        except ReplTimeout:
-            raise EnvError(
-                f"the header took more than {self.config.header_timeout:g} s"
-                " (raise header_timeout; a cold `import Mathlib` can take minutes)"
-            ) from None
-        if not isinstance(reply, CommandReply):
-            raise EnvError(f"the REPL refused the header: {_message(reply)}")
-        if reply.errors:
-            raise EnvError(f"the header failed: {reply.errors[0].data}")
-        self._headers[header] = reply.env
-        return reply.env
-
-    def _open_root(self, header: str, command: str) -> tuple[int, str]:
-        """Run ``statement sorry`` in the header's environment: (proof state, goal)."""
-        env = self._header_env(header)
-        try:
-            request = CommandRequest(cmd=command, env=env)
-            reply = self._request(request, self.config.statement_timeout)
-        except ReplTimeout:
-            raise EnvError(
-                f"the statement took more than {self.config.statement_timeout:g} s"
-            ) from None
-        if not isinstance(reply, CommandReply):
-            raise EnvError(f"the REPL refused the statement: {_message(reply)}")
-        if reply.errors:
-            raise EnvError(f"the statement was rejected: {reply.errors[0].data}")
-        if len(reply.sorries) != 1 or reply.sorries[0].proofState is None:
-            raise EnvError(
-                f"expected one `sorry` with a proof state, got {len(reply.sorries)}"
-                " (does the statement itself contain `sorry`?)"
-            )
-        return reply.sorries[0].proofState, reply.sorries[0].goal
+        self.repl.close()
 
     def open(self, theorem: Theorem) -> LeanSession:
         try:
             command = sorry_command(theorem.statement)
         except ValueError as exc:
             raise EnvError(str(exc)) from None
-        self._maybe_recycle()
+        self.repl.recycle_if_due()
         failure = ""
         for _ in range(2):
             try:
-                self._process()
-                proof_state, goal = self._open_root(theorem.header, command)
+                self.repl.begin()
+                proof_state, goal = self.repl.open_root(theorem.header, command)
             except ReplStartError as exc:
                 raise EnvError(f"cannot start the Lean REPL: {exc}") from None
             except ReplError as exc:  # died or garbled: once more in a fresh process
@@ -416,7 +205,7 @@ class LeanProver(Prover):
         start = time.perf_counter()
         try:
             return check_whole_proof(
-                self._start,
+                self.repl.new_process,
                 theorem.header,
                 theorem.statement,
                 tactics,
@@ -427,10 +216,6 @@ class LeanProver(Prover):
             self.stats.prover_seconds += time.perf_counter() - start
 
 
-def _message(reply: Reply) -> str:
-    return reply.message if isinstance(reply, ErrorReply) else repr(reply)[:300]
-
-
 class LeanSession(ProofSession):
     """One theorem opened in a :class:`LeanProver`."""
 
@@ -438,11 +223,12 @@ class LeanSession(ProofSession):
         self, prover: LeanProver, theorem: Theorem, command: str, root: ProofState
     ) -> None:
         self.prover = prover
+        self.repl = prover.repl
         self.theorem = theorem
         self.command = command
         self.root = root
         #: Proof-state ids by tactic path, valid in process generation ``_generation``.
-        self._generation = prover.generation
+        self._generation = prover.repl.generation
         self._ids: dict[tuple[str, ...], int] = {(): root.handle[1]}
 
     def close(self) -> None:
@@ -458,7 +244,7 @@ class LeanSession(ProofSession):
         except TacticRejected as exc:
             return TacticError(f"rejected: {exc}")
         limit = timeout if timeout is not None else prover.config.tactic_timeout
-        prover._maybe_recycle()
+        self.repl.recycle_if_due()
         failure = ""
         for _ in range(2):
             try:
@@ -473,7 +259,8 @@ class LeanSession(ProofSession):
                 failure = str(exc)
                 continue
             try:
-                reply = prover._request(TacticRequest(tactic=text, proofState=proof_state), limit)
+                request = TacticRequest(tactic=text, proofState=proof_state)
+                reply = self.repl.request(request, limit)
             except ReplTimeout as exc:
                 return TacticTimeout(f"{exc}; the REPL was killed")
             except ReplError as exc:  # died or garbled: rebuild and try once more
@@ -489,9 +276,9 @@ class LeanSession(ProofSession):
         path = (*state.path, tactic)
         if step.kind is StepKind.STATE:
             assert step.proof_state is not None
-            if self._generation == self.prover.generation:
+            if self._generation == self.repl.generation:
                 self._ids[path] = step.proof_state
-            handle = (self.prover.generation, step.proof_state)
+            handle = (self.repl.generation, step.proof_state)
             return ProofState(step.goals, state_key(step.goals), path, handle)
         if step.kind is StepKind.PROVED:
             return Proved(path)
@@ -501,20 +288,20 @@ class LeanSession(ProofSession):
 
     def _reach(self, state: ProofState) -> int:
         """The id of ``state`` in the live process, replaying its path if needed."""
-        prover = self.prover
-        prover._process()
+        repl = self.repl
+        repl.begin()
         handle = state.handle
-        if isinstance(handle, tuple) and len(handle) == 2 and handle[0] == prover.generation:
+        if isinstance(handle, tuple) and len(handle) == 2 and handle[0] == repl.generation:
             return int(handle[1])
-        if self._generation != prover.generation:
+        if self._generation != repl.generation:
             self._ids = {}
-            self._generation = prover.generation
+            self._generation = repl.generation
         known = self._ids.get(state.path)
         if known is not None:
             return known
         if () not in self._ids:
             try:
-                root_id, goal = prover._open_root(self.theorem.header, self.command)
+                root_id, goal = repl.open_root(self.theorem.header, self.command)
             except EnvError as exc:
                 raise _ReplayFailed(f"reopening the theorem after a restart failed: {exc}") from exc
             if state_key((goal,)) != self.root.key:
@@ -525,9 +312,9 @@ class LeanSession(ProofSession):
         while path[:done] not in self._ids:
             done -= 1
         proof_state = self._ids[path[:done]]
-        replay_limit = 2 * prover.config.tactic_timeout
+        replay_limit = 2 * self.prover.config.tactic_timeout
         for index in range(done, len(path)):
-            reply = prover._request(
+            reply = repl.request(
                 TacticRequest(tactic=path[index], proofState=proof_state), replay_limit
             )
             step = classify_tactic_reply(reply)
