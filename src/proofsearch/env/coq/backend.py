@@ -72,7 +72,9 @@ class CoqConfig:
         unknown = set(options) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"unknown Coq options: {', '.join(sorted(unknown))}")
-        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+        converted: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in options.items()
+        }
         return cls(**converted)
 
     @property
