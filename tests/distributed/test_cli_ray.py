@@ -83,17 +83,21 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     assert not wait_gone(sorted(seen), timeout=20), "processes of the stopped run are left"
 
 
-def test_long_ray_tmpdir_is_refused_clearly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("columns", ["40", "300"])
+def test_long_ray_tmpdir_is_refused_clearly(tmp_path: Path, columns: str) -> None:
     theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(1))
     deep = tmp_path / ("x" * 90)
     done = subprocess.run(
         cli(str(theorems), "--workers", "2", "--ray-tmpdir", str(deep), "--output",
-            str(tmp_path / "r.jsonl"), "--quiet"),
-        cwd=ROOT, capture_output=True, text=True,
+            str(tmp_path / "r.jsonl")),
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "COLUMNS": columns},
     )  # fmt: skip
     assert done.returncode == 1
-    assert "too long" in done.stderr and "107" in done.stderr
+    # One line, whatever the width: the path can be copied from it.
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "too long" in done.stderr and "107" in done.stderr and str(deep) in done.stderr
     assert "OSError" not in done.stderr
+    assert not (tmp_path / "r.jsonl").exists() or not (tmp_path / "r.jsonl").read_text()
 
 
 @pytest.mark.slow

@@ -15,15 +15,17 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 
 class ProgressDisplay:
     """Done / proved / failed / errors, rate, ETA, and worker restarts."""
 
     def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
-        self.console = console or Console(stderr=True)
+        self.console = console or Console(stderr=True, soft_wrap=True)
         self.counts: Counter[str] = Counter()
         self.restarts = 0
+        self._abandoned = False
         self.progress = Progress(
             TextColumn("[bold]search"),
             BarColumn(),
@@ -59,7 +61,16 @@ class ProgressDisplay:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self._abandoned:
+            # Progress.stop would print a blank line on a non-terminal: stop the Live only.
+            self.progress.live.stop()
+        else:
+            self.progress.stop()
+
+    def abandon(self) -> None:
+        """The run failed: erase the bar when it stops, so the error is the last word."""
+        self._abandoned = True
+        self.progress.live.transient = True
 
     # RunEvents
     def result(self, record: dict[str, Any]) -> None:
@@ -70,4 +81,6 @@ class ProgressDisplay:
     def worker_restarted(self, reason: str) -> None:
         self.restarts += 1
         self._refresh_fields()
-        self.progress.console.log(f"[yellow]worker restarted: {reason}")
+        self.progress.console.print(
+            Text(f"worker restarted: {reason}", style="yellow"), soft_wrap=True
+        )

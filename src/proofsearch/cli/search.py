@@ -10,12 +10,14 @@ from typing import Any
 from rich.console import Console
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.options import (
     add_prover_options,
     load_input,
     parse_key_values,
     prover_options,
 )
+from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
 from proofsearch.cli.progress import ProgressDisplay
 
 
@@ -122,29 +124,29 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.search.prover import SearchConfig
     from proofsearch.search.result import Status
 
-    console = Console(stderr=True)
+    console = message_console()
     try:
         loaded = load_input(args)
         prover_opts = prover_options(args)
     except OSError as exc:
-        console.print(f"[red]cannot read {args.theorems}: {exc}")
+        print_error(console, f"cannot read {args.theorems}: {exc}")
         return EXIT_USAGE
     except ValueError as exc:  # LeanDojo file without --leandojo-repo, bad KEY=VALUE
-        console.print(f"[red]{exc}")
+        print_error(console, str(exc))
         return EXIT_USAGE
     if loaded.invalid and not args.skip_invalid:
-        console.print(f"[red]{len(loaded.invalid)} bad line(s); nothing was run:")
+        print_error(console, f"{len(loaded.invalid)} bad line(s); nothing was run:")
         for problem in loaded.invalid:
             console.print(f"  {problem}", markup=False)
         console.print("pass --skip-invalid to run the valid theorems anyway")
         return EXIT_USAGE
     if args.generator == "fixed" and not args.tactic:
-        console.print("[red]--generator fixed needs --tactic")
+        print_error(console, "--generator fixed needs --tactic")
         return EXIT_USAGE
     try:
         gen_options = generator_options(args)
     except ValueError as exc:
-        console.print(f"[red]{exc}")
+        print_error(console, str(exc))
         return EXIT_USAGE
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
     from proofsearch.distributed.spec import WorkerSpec
@@ -168,28 +170,43 @@ def run(args: argparse.Namespace) -> int:
             args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
         )
     except ResultsFileError as exc:
-        console.print(f"[red]{exc}")
+        print_error(console, str(exc))
         return EXIT_USAGE
     for problem in store.existing.problems:
-        console.print(f"[yellow]{problem}", markup=False)
+        print_notice(console, problem)
+    todo = [t for t in theorems if not store.done(t.name)]
+    if todo:
+        # Before the results file is touched: a prover that cannot start writes nothing.
+        try:
+            preflight(args.prover, prover_opts)
+        except StartupFailed as exc:
+            print_error(console, str(exc))
+            return EXIT_FAILURES
     start = time.perf_counter()
+    failure: str | None = None
     with store:
         invalid_records = invalid_result_records(loaded.invalid, {t.name for t in theorems})
         invalid_records = [r for r in invalid_records if not store.done(r["name"])]
-        todo = [t for t in theorems if not store.done(t.name)]
         skipped = len(theorems) - len(todo)
         if skipped and not args.quiet:
             console.print(f"resuming: {skipped} theorem(s) already have a result in {args.output}")
+        watch = StartupWatch(store, args.prover, len(todo))
         display = ProgressDisplay(len(todo) + len(invalid_records), console, not args.quiet)
         with display:
             for record in invalid_records:
                 store.append(record)
                 display.result(record)
             try:
-                _run(args, spec, todo, store, display)
-            except RunFailed as exc:
-                console.print(f"[red]{exc}")
-                return EXIT_FAILURES
+                _run(args, spec, todo, watch, display)
+            except (RunFailed, StartupFailed) as exc:
+                failure = str(exc)
+            if failure is None and watch.skipped:
+                failure = watch.failure()
+            if failure is not None:
+                display.abandon()  # no bar drawn after (or below) a fatal error
+    if failure is not None:
+        print_error(console, failure)
+        return EXIT_FAILURES
     wall = time.perf_counter() - start
     if not args.quiet:
         from proofsearch.distributed.store import read_results

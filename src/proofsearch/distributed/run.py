@@ -11,13 +11,12 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from proofsearch.distributed.events import NoEvents, RunEvents
 from proofsearch.distributed.local import run_local
 from proofsearch.distributed.ray_setup import RayOptions
 from proofsearch.distributed.spec import WorkerSpec
-from proofsearch.distributed.store import ResultsStore
 from proofsearch.search.result import SearchResult
 from proofsearch.theorem import Theorem
 
@@ -49,10 +48,16 @@ class DistributionOptions:
     generator_cpus: float = 1.0
 
 
+class ResultSink(Protocol):
+    """Where results are written (a :class:`~proofsearch.distributed.store.ResultsStore`)."""
+
+    def append(self, record: dict[str, Any]) -> None: ...
+
+
 class _Collect:
     """Forwards events, writes results durably, and keeps them for the caller."""
 
-    def __init__(self, store: ResultsStore | None, events: RunEvents) -> None:
+    def __init__(self, store: ResultSink | None, events: RunEvents) -> None:
         self.store = store
         self.events = events
         self.results: list[SearchResult] = []
@@ -77,7 +82,7 @@ def run_search(
     theorems: Sequence[Theorem],
     options: DistributionOptions | None = None,
     *,
-    store: ResultsStore | None = None,
+    store: ResultSink | None = None,
     events: RunEvents | None = None,
 ) -> list[SearchResult]:
     """Search ``theorems``; each result is written to ``store`` as soon as it is known."""

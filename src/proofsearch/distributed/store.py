@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from proofsearch.search.result import Status
 
@@ -88,9 +88,14 @@ class ResultsStore:
                 for name, record in self.existing.records.items()
                 if record["status"] not in retry
             }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        mode = "ab" if resume else "wb"
-        self._file = self.path.open(mode)
+        self._mode = "ab" if resume else "wb"
+        self._file: BinaryIO | None = None
+
+    def open(self) -> None:
+        """Open (``--overwrite``: empty) the file; until then nothing on disk has changed."""
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open(self._mode)
 
     def _cut_torn_tail(self) -> None:
         data = self.path.read_bytes()
@@ -107,14 +112,19 @@ class ResultsStore:
     def append(self, record: dict[str, Any]) -> None:
         """Write one result and make it durable before returning."""
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        self.open()
+        assert self._file is not None
         self._file.write(line.encode("utf-8"))
         self._file.flush()
         os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def __enter__(self) -> ResultsStore:
+        self.open()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -20,6 +20,14 @@ class EnvError(Exception):
     """The prover could not open a theorem or run at all (bad header, missing binary)."""
 
 
+class ProverStartError(EnvError):
+    """The prover process could not start (missing binary, bad arguments, bad project).
+
+    Not the theorem's fault: every theorem would fail the same way, so a run stops
+    rather than record each of them as ``error`` (see :meth:`Prover.start`).
+    """
+
+
 class ProofState:
     """An open proof state.
 
@@ -160,6 +168,14 @@ class Prover(ABC):
     @abstractmethod
     def check(self, theorem: Theorem, proof: Sequence[str]) -> CheckResult:
         """Re-check ``proof`` from scratch in a fresh prover process."""
+
+    def start(self) -> None:
+        """Start a prover process now (a run's preflight).
+
+        Raises :class:`ProverStartError` when the process cannot start, so that a bad
+        setting is reported once, before any theorem is searched. The process is kept
+        for the first theorem.
+        """
 
     def close(self) -> None:
         """Stop every process this prover started."""

@@ -18,9 +18,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, Prover
+from proofsearch.env.base import (
+    EnvError,
+    ProofSession,
+    ProofState,
+    Proved,
+    Prover,
+    ProverStartError,
+)
 from proofsearch.generate.base import TacticGenerator
-from proofsearch.search.result import SearchResult, Status, error_result
+from proofsearch.search.result import STARTUP_ERROR, SearchResult, Status, error_result
 from proofsearch.search.tree import SearchTree
 from proofsearch.theorem import Theorem
 
@@ -100,6 +107,8 @@ class BestFirstSearchProver:
                 session = self.prover.open(theorem)
         except EnvError as exc:
             result = error_result(theorem, str(exc))
+            if isinstance(exc, ProverStartError):  # not the theorem's fault: see cli.search
+                result.extra[STARTUP_ERROR] = True
             result.environment_time = clock.environment
             result.total_time = time.perf_counter() - start
             return result

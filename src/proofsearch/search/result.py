@@ -26,6 +26,16 @@ class Status(StrEnum):
     INVALID = "invalid"
 
 
+#: Record field set on an ``error`` whose prover could not start. Such a result is not
+#: the theorem's: the CLI does not write it, so that ``--resume`` searches it again.
+STARTUP_ERROR = "startup_error"
+
+#: Record field set when the search's prover accepted a proof (``Qed`` included) and the
+#: from-scratch re-check rejected it for a reason other than a cheat (axioms, an
+#: unfinished proof): a bug in one of the two, counted as a "search/check disagreement".
+CHECK_DISAGREEMENT = "check_disagreement"
+
+
 @dataclass
 class SearchResult:
     """The outcome of searching one theorem (LeanAgent's fields, plus what users asked for).

@@ -125,6 +125,10 @@ class CoqProver(Prover):
         """The pid of the live coqidetop, if any (tests use it to kill it)."""
         return self.line.pid
 
+    def start(self) -> None:
+        """Start coqidetop now (a run's preflight); raises ProverStartError if it cannot."""
+        self.line.start()
+
     def restart(self) -> None:
         """Kill the process; the next call starts a fresh one and rebuilds the line."""
         self.line.restart()

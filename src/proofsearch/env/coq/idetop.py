@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proofsearch.env.base import EnvError
+from proofsearch.env.base import ProverStartError
 from proofsearch.env.coq import xml
 from proofsearch.env.process import ManagedProcess, ProcessDied
 
@@ -96,7 +96,7 @@ class CoqIdeTop:
     ) -> None:
         command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
         if shutil.which(binary) is None:
-            raise EnvError(
+            raise ProverStartError(
                 f"{binary} not found: install Coq 8.16 (Debian/Ubuntu: apt-get install coq)"
             )
         self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
@@ -108,13 +108,14 @@ class CoqIdeTop:
             about, init = self.calls(
                 [Call(xml.about_call(), start_timeout), Call(xml.init_call(), start_timeout)]
             )
-        except (ReplyTimeout, CallsInterrupted) as exc:
+        except (ReplyTimeout, CallsInterrupted, ProcessDied) as exc:
             self.close()
-            raise EnvError(f"{binary} did not start: {exc} {self.process.stderr_tail}") from exc
+            tail = self.process.stderr_tail
+            raise ProverStartError(f"{binary} did not start: {exc} {tail}") from exc
         self.version = xml.text_of(about.value.find("coq_info/string"))
         if not self.version.startswith(SUPPORTED_VERSIONS):
             self.close()
-            raise EnvError(
+            raise ProverStartError(
                 f"Coq {self.version} is not supported yet (supported: "
                 f"{', '.join(SUPPORTED_VERSIONS)}); install Coq 8.16 or pass --coq-binary"
             )

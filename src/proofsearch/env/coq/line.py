@@ -74,6 +74,10 @@ class CoqLine:
         """The pid of the live coqidetop, if any (tests use it to kill it)."""
         return self._top.pid if self._top else None
 
+    def start(self) -> None:
+        """Start coqidetop now if none is live (a run's preflight)."""
+        self._process()
+
     def _process(self) -> CoqIdeTop:
         if self._top is None or not self._top.process.alive():
             if self._top is not None:

@@ -33,6 +33,7 @@ from proofsearch.env.base import (
     ProofState,
     Proved,
     Prover,
+    ProverStartError,
     ProverStats,
     TacticError,
     TacticTimeout,
@@ -150,6 +151,13 @@ class LeanProver(Prover):
         """The number of the current process; a handle from another one is stale."""
         return self.repl.generation
 
+    def start(self) -> None:
+        """Start the REPL now (a run's preflight); raises ProverStartError if it cannot."""
+        try:
+            self.repl.begin()
+        except ReplStartError as exc:
+            raise ProverStartError(f"cannot start the Lean REPL: {exc}") from None
+
     def restart(self) -> None:
         """Kill the process; the next request starts a fresh one."""
         self.repl.restart()
@@ -169,7 +177,7 @@ class LeanProver(Prover):
                 self.repl.begin()
                 proof_state, goal = self.repl.open_root(theorem.header, command)
             except ReplStartError as exc:
-                raise EnvError(f"cannot start the Lean REPL: {exc}") from None
+                raise ProverStartError(f"cannot start the Lean REPL: {exc}") from None
             except ReplError as exc:  # died or garbled: once more in a fresh process
                 failure = str(exc)
                 continue

@@ -1,0 +1,91 @@
+"""Fail fast: start one prover before a run, and stop a run whose prover cannot start.
+
+A prover that cannot start (missing ``coqidetop``, a bad ``--coq-arg``, a bad
+``--lean-repl`` or ``--lean-project``) would otherwise make every theorem an ``error``
+result, exit 0, and leave a results file that ``--resume`` takes as final.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Any
+
+from proofsearch.search.result import STARTUP_ERROR
+
+#: Consecutive start-up failures (with the same message) that stop a run.
+STARTUP_FAILURES_TO_STOP = 3
+
+#: The options that decide whether a prover starts, by prover: named in every message.
+FIXES = {
+    "coq": "check --coq-binary and --coq-arg",
+    "lean": "check --lean-repl and --lean-project",
+}
+
+
+class StartupFailed(Exception):
+    """The prover cannot start: the message names the cause and the fix."""
+
+
+def fix_for(prover: str) -> str:
+    return FIXES.get(prover, "check the --prover-option settings")
+
+
+def check_coq_folders(coq_args: list[str]) -> None:
+    """``-R DIR LIB``, ``-Q DIR LIB``, ``-I DIR``: Coq only warns when DIR is missing."""
+    for flag, folder in itertools.pairwise(coq_args):
+        if flag in ("-R", "-Q", "-I", "-include") and not os.path.isdir(folder):
+            raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder. Fix: --coq-arg.")
+
+
+def preflight(prover: str, options: dict[str, Any]) -> None:
+    """Start one prover process, and stop it; raise :class:`StartupFailed` if it cannot."""
+    from proofsearch.env.base import EnvError
+    from proofsearch.env.registry import make_prover
+
+    if prover == "coq":
+        check_coq_folders(list(options.get("args") or []))
+    try:
+        with make_prover(prover, options) as instance:
+            instance.start()
+    except (EnvError, ValueError) as exc:
+        message = f"the {prover} prover cannot start: {exc}. Fix: {fix_for(prover)}."
+        raise StartupFailed(message) from None
+
+
+class StartupWatch:
+    """Stands between a run and its results file: start-up failures are not written.
+
+    Such a result is not the theorem's: it is counted, and the run stops (with
+    :class:`StartupFailed`) once :data:`STARTUP_FAILURES_TO_STOP` results in a row (or
+    every result, in a smaller run) failed with the same start-up error.
+    """
+
+    def __init__(self, store: Any, prover: str, todo: int) -> None:
+        self.store = store
+        self.prover = prover
+        self.limit = max(1, min(STARTUP_FAILURES_TO_STOP, todo))
+        self.skipped: list[str] = []
+        self.last_message = ""
+        self._streak: list[str] = []
+
+    def append(self, record: dict[str, Any]) -> None:
+        if not record.get(STARTUP_ERROR):
+            self._streak = []
+            self.store.append(record)
+            return
+        message = str(record.get("error") or "")
+        self.last_message = message
+        self.skipped.append(str(record["name"]))
+        self._streak = [m for m in self._streak if m == message] + [message]
+        if len(self._streak) >= self.limit:
+            raise StartupFailed(self.failure(message))
+
+    def failure(self, message: str | None = None) -> str:
+        """The line that ends a run with skipped theorems."""
+        message = message or self.last_message
+        return (
+            f"stopped: the {self.prover} prover could not start: {message}."
+            f" Fix: {fix_for(self.prover)}, then --resume: the {len(self.skipped)}"
+            " theorem(s) it failed on were not written."
+        )

@@ -1,0 +1,134 @@
+"""Fail fast: a prover that cannot start stops the run with one clear line, writing nothing.
+
+And the CLI's messages are never hard-wrapped, whatever ``COLUMNS`` says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli.preflight import StartupFailed, StartupWatch
+from tests.conftest import ROOT
+
+THEOREMS = [{"name": f"t{i}", "statement": f"Theorem t{i} : {i} = {i}."} for i in range(4)]
+FIXED = ["--generator", "fixed", "--tactic", "reflexivity"]
+
+
+def theorem_file(tmp_path: Path) -> Path:
+    path = tmp_path / "thms.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in THEOREMS))
+    return path
+
+
+def search(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(columns)}
+    return subprocess.run(
+        [sys.executable, "-m", "proofsearch.cli", "search", *args],
+        cwd=ROOT, capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "options,cause,fix",
+    [
+        (["--coq-binary", "/nonexistent/coqidetop"], "/nonexistent/coqidetop not found", "--coq-binary"),
+        (["--coq-arg=-no-such-flag"], "Unknown option -no-such-flag", "--coq-arg"),
+        (["--coq-arg=-R", "--coq-arg=/nonexistent/lib", "--coq-arg=Lib"], "/nonexistent/lib", "--coq-arg"),
+        (["--prover", "lean", "--lean-repl", "/nonexistent/repl"], "/nonexistent/repl does not exist", "--lean-repl"),
+        (["--prover", "lean", "--lean-project", "/nonexistent/project"], "/nonexistent/project does not exist", "--lean-project"),
+    ],
+)  # fmt: skip
+def test_a_prover_that_cannot_start_writes_nothing(
+    tmp_path: Path, options: list[str], cause: str, fix: str
+) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"name": "earlier", "status": "proved"}\n')
+    before = out.read_text()
+    done = search(str(theorem_file(tmp_path)), "-o", str(out), "--overwrite", *FIXED, *options)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert cause in lines[0] and fix in lines[0], lines[0]
+    assert out.read_text() == before  # --overwrite did not empty it either
+
+
+def flaky_coqidetop(tmp_path: Path) -> Path:
+    """A coqidetop that starts once (the preflight) and then never again."""
+    real = shutil.which("coqidetop.opt")
+    assert real is not None
+    script = tmp_path / "coqidetop-once"
+    started = tmp_path / "started-once"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'if [ -e "{started}" ]; then echo "Error: the license expired" >&2; exit 1; fi\n'
+        f'touch "{started}"\nexec "{real}" "$@"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_a_run_whose_prover_stops_starting_stops_early(tmp_path: Path) -> None:
+    theorems = theorem_file(tmp_path)
+    out = tmp_path / "r.jsonl"
+    binary = flaky_coqidetop(tmp_path)
+    done = search(str(theorems), "-o", str(out), *FIXED, "--coq-binary", str(binary))
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "the license expired" in last and "--resume" in last, done.stderr
+    assert "3 theorem(s)" in last  # stopped after 3 of the 4
+    assert out.read_text() == ""  # nothing --resume would take as final
+    # Fixed, the run resumes and searches every theorem.
+    done = search(str(theorems), "-o", str(out), *FIXED, "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(line)["name"] for line in out.read_text().splitlines()) == [
+        "t0", "t1", "t2", "t3",
+    ]  # fmt: skip
+
+
+class ListStore:
+    def __init__(self) -> None:
+        self.records: list[dict[str, object]] = []
+
+    def append(self, record: dict[str, object]) -> None:
+        self.records.append(record)
+
+
+def startup_error(name: str, message: str = "cannot start") -> dict[str, object]:
+    return {"name": name, "status": "error", "error": message, "startup_error": True}
+
+
+def test_startup_watch_needs_the_same_error_in_a_row() -> None:
+    store = ListStore()
+    watch = StartupWatch(store, "coq", todo=10)
+    watch.append(startup_error("a", "one"))
+    watch.append(startup_error("b", "two"))
+    watch.append({"name": "c", "status": "proved"})
+    watch.append(startup_error("d"))
+    watch.append(startup_error("e"))
+    with pytest.raises(StartupFailed, match="cannot start"):
+        watch.append(startup_error("f"))
+    assert [r["name"] for r in store.records] == ["c"]
+    assert watch.skipped == ["a", "b", "d", "e", "f"]
+
+
+@pytest.mark.parametrize("columns", [40, 300])
+def test_messages_are_never_hard_wrapped(tmp_path: Path, columns: int) -> None:
+    deep = tmp_path / ("long-folder-name-" * 6) / "lib"
+    out = tmp_path / "r.jsonl"
+    args = [str(theorem_file(tmp_path)), "-o", str(out), *FIXED]
+    done = search(*args, "--coq-arg=-R", f"--coq-arg={deep}", "--coq-arg=Lib", columns=columns)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and str(deep) in done.stderr, done.stderr
+    # Not quiet: the progress bar is not drawn after a fatal error.
+    binary = flaky_coqidetop(tmp_path)
+    done = search(*args, "--coq-binary", str(binary), columns=columns)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith("stopped: "), done.stderr
+    assert "0/4" not in done.stderr and "ETA" not in done.stderr, done.stderr
