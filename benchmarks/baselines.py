@@ -59,7 +59,7 @@ from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, Tac
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
 from proofsearch.env.coq.checker import proof_script, statement_name
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
-from proofsearch.search.result import SearchResult, Status, error_result
+from proofsearch.search.result import CHECK_DISAGREEMENT, SearchResult, Status, error_result
 from proofsearch.theorem import Theorem
 
 BASELINES = ("one-shot", "hammer", "sauto")
@@ -120,6 +120,8 @@ def _check(
         result.status = Status.ERROR
         result.error = f"the baseline found a proof but the re-check rejected it: {verdict.message}"
         result.extra["rejected_proof"] = proof
+        if verdict.disagreement:
+            result.extra[CHECK_DISAGREEMENT] = True
     return result
 
 

@@ -35,16 +35,21 @@ def search(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "options,cause,fix",
-    [
-        (["--coq-binary", "/nonexistent/coqidetop"], "/nonexistent/coqidetop not found", "--coq-binary"),
-        (["--coq-arg=-no-such-flag"], "Unknown option -no-such-flag", "--coq-arg"),
-        (["--coq-arg=-R", "--coq-arg=/nonexistent/lib", "--coq-arg=Lib"], "/nonexistent/lib", "--coq-arg"),
-        (["--prover", "lean", "--lean-repl", "/nonexistent/repl"], "/nonexistent/repl does not exist", "--lean-repl"),
-        (["--prover", "lean", "--lean-project", "/nonexistent/project"], "/nonexistent/project does not exist", "--lean-project"),
-    ],
-)  # fmt: skip
+#: (options, what the message must name as the cause, the option it must name as the fix)
+CANNOT_START = [
+    (["--coq-binary", "/nonexistent/coqidetop"], "/nonexistent/coqidetop not found",
+     "--coq-binary"),
+    (["--coq-arg=-no-such-flag"], "Unknown option -no-such-flag", "--coq-arg"),
+    (["--coq-arg=-R", "--coq-arg=/nonexistent/lib", "--coq-arg=Lib"], "/nonexistent/lib",
+     "--coq-arg"),
+    (["--prover", "lean", "--lean-repl", "/nonexistent/repl"],
+     "/nonexistent/repl does not exist", "--lean-repl"),
+    (["--prover", "lean", "--lean-project", "/nonexistent/project"],
+     "/nonexistent/project does not exist", "--lean-project"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("options,cause,fix", CANNOT_START)
 def test_a_prover_that_cannot_start_writes_nothing(
     tmp_path: Path, options: list[str], cause: str, fix: str
 ) -> None:

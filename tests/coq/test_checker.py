@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from proofsearch.env.coq.checker import check_proof, parse_assumptions, statement_name
 
 
@@ -66,3 +68,54 @@ def test_wrapped_assumption_lines() -> None:
     output = "Axioms:\nClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop, x\n"
     ok, axioms, _ = parse_assumptions(output)
     assert ok and axioms == ("ClassicalDedekindReals.sig_forall_dec",)
+
+
+#: Header states that must not change what the checker adds after the proof.
+HEADER_STATES = {
+    "positive scope": ("Require Import PArith.\nOpen Scope positive_scope.", "", None),
+    "Z scope": ("Require Import ZArith.\nOpen Scope Z_scope.", "", None),
+    "nat scope closed, bool delimited": (
+        "Close Scope nat_scope.\nOpen Scope bool_scope.", "", None,
+    ),
+    "local notations": (
+        'Local Notation "0" := true.\nLocal Notation "x := y" := (x = y) (at level 70).\n'
+        'Local Notation Locate := I.\nLocal Notation "\'Print\'" := False.',
+        "", None,
+    ),
+    "implicit arguments": (
+        "Set Implicit Arguments.\nSet Maximal Implicit Insertion.\nSet Contextual Implicit."
+        "\nSet Strict Implicit.\nSet Printing Implicit.\nSet Printing All.",
+        "", None,
+    ),
+    "universe polymorphism, printing": (
+        "Set Universe Polymorphism.\nSet Printing Universes.\nSet Printing Width 20.\n"
+        "Unset Printing Notations.",
+        "", None,
+    ),
+    "open section and module, with a footer": (
+        "Require Import PArith.\nModule M.\nSection S.\nVariable n : nat.\n"
+        "Open Scope positive_scope.",
+        "End S.\nEnd M.", "M.one",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("state", sorted(HEADER_STATES))
+def test_what_the_checker_adds_ignores_the_header_state(state: str) -> None:
+    header, footer, name = HEADER_STATES[state]
+    verdict = check_proof(header, "Lemma one : True.", ["exact I"], footer=footer, name=name)
+    assert verdict.ok and verdict.axioms == (), verdict.message
+
+
+def test_a_proof_that_leaves_the_theorem_is_refused_before_compiling() -> None:
+    # Compiled as it is, this file proves `1 = 1` under the name `x` and is closed.
+    escape = "idtac. Abort. Theorem x : 1 = 1. Proof. reflexivity"
+    verdict = check_proof("", "Theorem x : 1 = 2.", [escape])
+    assert not verdict.ok and "not exactly one sentence" in verdict.message
+    assert not verdict.disagreement
+
+
+def test_disagreements_are_told_from_cheats() -> None:
+    assert check_proof("", "Theorem x : 1 = 2.", ["reflexivity"]).disagreement
+    cheat = check_proof("Axiom cheat : False.", "Theorem x : 1 = 2.", ["destruct cheat"])
+    assert not cheat.ok and not cheat.disagreement

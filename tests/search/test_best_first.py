@@ -145,3 +145,34 @@ def test_generator_failure_is_that_theorems_error() -> None:
 
     result = BestFirstSearchProver(GraphProver({}), Broken()).search(THEOREM)
     assert result.status is Status.ERROR and "model exploded" in (result.error or "")
+
+
+def test_a_proof_the_recheck_refuses_without_a_cheat_is_a_disagreement() -> None:
+    from rich.console import Console
+
+    from proofsearch.data.summary import summarize, summary_table
+    from proofsearch.env.base import CheckResult
+
+    class Disagreeing(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            return CheckResult(False, "coqc rejected the proof", disagreement=True)
+
+    class Cheated(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            return CheckResult(False, "uses axioms not allowed: cheat", ("cheat",))
+
+    edges = {"root": {"a": QED}}
+    records = []
+    for prover in (Disagreeing(edges), Cheated(edges)):
+        searcher = BestFirstSearchProver(prover, TableGenerator({"root": [("a", -0.1)]}))
+        result = searcher.search(THEOREM)
+        assert result.status is Status.ERROR
+        records.append(result.to_record())
+    assert records[0].get("check_disagreement") is True
+    assert "check_disagreement" not in records[1]
+    summary = summarize(records)
+    assert summary.disagreements == 1
+    console = Console(width=200, record=True)
+    console.print(summary_table(summary))
+    row = [line for line in console.export_text().splitlines() if "disagreements" in line]
+    assert row and row[0].split("│")[2].strip() == "1", row

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
-from proofsearch.search.result import Status
+from proofsearch.search.result import CHECK_DISAGREEMENT, Status
 
 
 @dataclass
@@ -23,6 +23,8 @@ class Summary:
     proved_time: float = 0.0
     applications: int = 0
     environment_time: float = 0.0
+    #: Proofs the search's prover accepted and the re-check rejected, not as a cheat.
+    disagreements: int = 0
 
     @property
     def proved(self) -> int:
@@ -43,6 +45,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> Summary:
         summary.total += 1
         summary.counts[record["status"]] += 1
         summary.checked += bool(record.get("checked"))
+        summary.disagreements += bool(record.get(CHECK_DISAGREEMENT))
         spent = float(record.get("total_time") or 0.0)
         summary.total_time += spent
         summary.environment_time += float(record.get("environment_time") or 0.0)
@@ -66,6 +69,7 @@ def summary_table(summary: Summary, wall_time: float | None = None) -> Table:
     table.add_row("total", str(summary.total), "")
     table.add_row("pass rate", f"{summary.pass_rate:.1%}", f"{summary.proved}/{summary.total}")
     table.add_row("re-checked proofs", str(summary.checked), "")
+    table.add_row("search/check disagreements", str(summary.disagreements), "")
     table.add_row("search time, total", f"{summary.total_time:.1f} s", "")
     table.add_row("search time, mean", f"{summary.mean_time:.2f} s", "")
     if summary.proved:

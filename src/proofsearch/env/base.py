@@ -106,6 +106,10 @@ class CheckResult:
     ok: bool
     message: str = ""
     axioms: tuple[str, ...] = ()
+    #: The proof was refused for a reason other than a cheat (it did not compile, the
+    #: checker timed out, its output could not be read): after the search's prover
+    #: accepted it, that is a bug in one of the two (a "search/check disagreement").
+    disagreement: bool = False
 
 
 @dataclass

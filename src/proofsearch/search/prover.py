@@ -27,7 +27,13 @@ from proofsearch.env.base import (
     ProverStartError,
 )
 from proofsearch.generate.base import TacticGenerator
-from proofsearch.search.result import STARTUP_ERROR, SearchResult, Status, error_result
+from proofsearch.search.result import (
+    CHECK_DISAGREEMENT,
+    STARTUP_ERROR,
+    SearchResult,
+    Status,
+    error_result,
+)
 from proofsearch.search.tree import SearchTree
 from proofsearch.theorem import Theorem
 
@@ -187,9 +193,11 @@ class BestFirstSearchProver:
         if not self.config.check:
             return self._finish(theorem, Status.PROVED, clock, tree, expansions, candidates[0])
         messages = []
+        disagreement = False
         check_start = time.perf_counter()
         for proof in candidates:
             verdict = self.prover.check(theorem, proof)
+            disagreement = disagreement or verdict.disagreement
             if verdict.ok:
                 result = self._finish(theorem, Status.PROVED, clock, tree, expansions, proof)
                 result.checked = True
@@ -204,6 +212,8 @@ class BestFirstSearchProver:
         )  # fmt: skip
         result.check_time = time.perf_counter() - check_start
         result.extra["rejected_proof"] = candidates[0]
+        if disagreement:  # not a cheat: the search's prover or the checker is wrong
+            result.extra[CHECK_DISAGREEMENT] = True
         return result
 
     def _finish(

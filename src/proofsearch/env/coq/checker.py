@@ -5,6 +5,16 @@ then a marker and ``Print Assumptions`` on the theorem. Only what ``coqc`` print
 the marker is read: the marker is a random identifier made at check time, so no tactic
 can print it, and a tactic such as ``idtac "Closed under the global context"`` (which
 prints that very sentence while the proof runs) fools nobody.
+
+What the checker adds after the proof must mean the same under any header: the marker
+is printed by ``Locate`` of an identifier that does not exist ("No object of basename
+MARKER"), which defines nothing and reads no term, so no scope (``Open Scope
+positive_scope``), notation, implicit-argument setting or open section can change it.
+
+Before compiling, the file is split into sentences: the proof must be exactly one
+sentence per tactic between ``Proof.`` and ``Qed.``, so a proof that ends the theorem
+and starts another (``exact I. Qed. Theorem other ...``) is refused whatever the guard
+let through.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from proofsearch.env.base import CheckResult
+from proofsearch.env.coq.sentences import SentenceError, split_sentences
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
@@ -43,6 +54,25 @@ def proof_script(header: str, statement: str, proof: Sequence[str]) -> str:
     lines += [f"  {tactic}." for tactic in proof]
     lines.append("Qed.")
     return "\n".join(line for line in lines if line) + "\n"
+
+
+def proof_structure_problem(statement: str, proof: Sequence[str]) -> str:
+    """Why ``statement`` and ``proof`` are not one statement and one sentence per tactic.
+
+    Empty when they are. Checked on the text that is compiled, independently of the
+    tactic guard: whatever splits differently (a ``.`` that ends a sentence, ``Qed``
+    followed by another theorem) would prove something else than the statement.
+    """
+    try:
+        if len(split_sentences(statement.strip())) != 1:
+            return "the statement is not exactly one sentence"
+        for tactic in proof:
+            sentences = split_sentences(f"{tactic}.")
+            if len(sentences) != 1 or sentences[0].text != f"{tactic}.":
+                return f"tactic {tactic!r} is not exactly one sentence (it would leave the proof)"
+    except SentenceError as exc:
+        return f"cannot split the proof into sentences: {exc}"
+    return ""
 
 
 def parse_assumptions(output: str) -> tuple[bool, tuple[str, ...], str]:
@@ -111,13 +141,16 @@ def check_proof(
     name = name or statement_name(statement)
     if name is None:
         return CheckResult(False, "cannot find the name the statement declares")
+    problem = proof_structure_problem(statement, proof)
+    if problem:
+        return CheckResult(False, problem)
     allowed = set(allowed_axioms)
     marker = f"proofsearch_marker_{secrets.token_hex(8)}"
     source = (
         proof_script(header, statement, proof)
         + (footer.strip() + "\n" if footer.strip() else "")
         + "Set Printing Width 100000.\n"
-        + f"Definition {marker} := 0.\nCheck {marker}.\nPrint Assumptions {name}.\n"
+        + f"Locate {marker}.\nPrint Assumptions {name}.\n"
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
         try:
@@ -126,15 +159,17 @@ def check_proof(
                 coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
-            return CheckResult(False, f"coqc took more than {timeout:g} s")
+            return CheckResult(False, f"coqc took more than {timeout:g} s", disagreement=True)
         except FileNotFoundError:
-            return CheckResult(False, f"{coqc} not found: install Coq 8.16")
+            return CheckResult(False, f"{coqc} not found: install Coq 8.16", disagreement=True)
         if compiled.returncode != 0:
-            return CheckResult(False, f"coqc rejected the proof: {compiled.stderr.strip()}")
-        _, seen, after = compiled.stdout.rpartition(marker)
+            message = f"coqc rejected the proof: {compiled.stderr.strip()}"
+            return CheckResult(False, message, disagreement=True)
+        _, seen, after = compiled.stdout.rpartition(f"No object of basename {marker}")
         if not seen:
-            return CheckResult(False, "coqc printed no Print Assumptions output")
-        after = after.split("\n", 2)[2] if after.count("\n") >= 2 else ""
+            message = "coqc printed no Print Assumptions output"
+            return CheckResult(False, message, disagreement=True)
+        after = after.split("\n", 1)[1] if "\n" in after else ""
         clean, axioms, other = parse_assumptions(after)
         if not clean:
             return CheckResult(False, other or "not closed", axioms)
