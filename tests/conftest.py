@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+
+#: prctl(2) option: orphaned descendants are re-parented to this process, not to init.
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> None:
+    """Keep orphans below the test process, so the leftover checks (which look only at
+    this process's descendants) still see a prover whose parent died."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+_become_subreaper()
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -27,13 +43,12 @@ def descendants(name_part: str) -> list[psutil.Process]:
 
 
 def coq_processes() -> list[int]:
-    """Pids of every coqidetop on the machine that is not a zombie."""
-    pids = []
-    for process in psutil.process_iter(["name", "status"]):
-        name = process.info["name"] or ""
-        if "coqidetop" in name and process.info["status"] != psutil.STATUS_ZOMBIE:
-            pids.append(process.pid)
-    return pids
+    """Pids of the coqidetop processes below this test process that are not zombies.
+
+    Only this process's own descendants: other test runs (and other users) run Coq on
+    the same machine at the same time, and their processes come and go.
+    """
+    return [process.pid for process in descendants("coqidetop")]
 
 
 @pytest.fixture

@@ -1,49 +1,126 @@
-"""A generator of cheating tactics, through the real search on real Coq, proves nothing."""
+"""Kernel-level cheats on real Coq: each is refused, and by the layer we expect.
+
+The layers, in order: the tactic guard; Coq running the tactic; the goal lists (a state
+with shelved or given-up goals is not a proof); the final ``Qed``; and the from-scratch
+re-check (``coqc`` + ``Print Assumptions``). A cheat refused by a later layer than
+expected means an earlier one has a gap; by an earlier one, that the test no longer
+tests the later one.
+"""
 
 from __future__ import annotations
 
 import pytest
 
+from proofsearch.env.base import ProofState, Proved, TacticError, TacticTimeout
 from proofsearch.env.coq import CoqConfig, CoqProver
+from proofsearch.env.coq.guard import TacticRejected, check_tactic
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.theorem import Theorem
 from tests.coq.test_guard import CHEATS
 
-#: Cheats that get past the guard and must be stopped by Qed or the re-check.
+FALSE = Theorem("false", "Theorem one_is_two : 1 = 2.", "")
+FALSE_FORALL = Theorem("false_forall", "Theorem all_zero : forall n : nat, n = 0.", "")
+FALSE_EXISTS = Theorem("false_exists", "Theorem succ_fixed : exists n : nat, S n = n.", "")
+#: ``proof_admitted`` exists only where this is loaded: without it, ``case
+#: proof_admitted`` is an unknown name and tests nothing.
+ADMIT_AXIOM = Theorem(
+    "admit_axiom", "Theorem one_is_two : 1 = 2.", "Require Import Coq.Compat.AdmitAxiom."
+)
+HEADER_AXIOM = Theorem("header_axiom", "Theorem one_is_two : 1 = 2.", "Axiom cheat : 1 = 2.")
+
+#: (theorem, cheat, the layer that must refuse it)
 KERNEL_CHEATS = [
-    "exact_no_check (eq_refl 1)",
-    "change_no_check (1 = 1); reflexivity",
-    "vm_cast_no_check (eq_refl 1)",
-    "fix f 1; exact f",
-    "shelve",
-    "eexists; shelve",
-    "clear; exfalso; shelve",
-    "abstract (exact_no_check (eq_refl 1))",
-    "apply proof_admitted",
+    (FALSE, "exact_no_check (eq_refl 1)", "qed"),
+    (FALSE, "change_no_check (1 = 1); reflexivity", "qed"),
+    (FALSE, "vm_cast_no_check (eq_refl 1)", "qed"),
+    (FALSE_FORALL, "intros; exact_no_check (eq_refl 0)", "qed"),
+    (FALSE_FORALL, "fix f 1; exact f", "qed"),
+    (FALSE_FORALL, "intro n; revert n; fix f 1; exact f", "qed"),
+    (FALSE, "exfalso; exact (fix f (n : nat) : False := f n) 0", "tactic"),
+    (FALSE_FORALL, "intros; exfalso; exact (fix f (n : nat) : False := f n) n", "tactic"),
+    (FALSE, "abstract (exact_no_check (eq_refl 1))", "tactic"),
+    (FALSE, "shelve", "goals left"),
+    (FALSE, "clear; exfalso; shelve", "goals left"),
+    (FALSE_EXISTS, "eexists; shelve", "goals left"),
+    (FALSE, "give_up", "guard"),
+    (FALSE, "Unshelve", "guard"),
+    (FALSE, "exact_no_check (eq_refl 1). Qed", "guard"),
+    (ADMIT_AXIOM, "case proof_admitted", "re-check"),
+    (HEADER_AXIOM, "exact cheat", "re-check"),
 ]
 
 
-class Cheater(TacticGenerator):
-    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        return [Suggestion(t, -0.1) for t in [*CHEATS, *KERNEL_CHEATS]][:n]
+def refusing_layer(prover: CoqProver, theorem: Theorem, tactic: str) -> str:
+    """Which layer refuses ``tactic`` as a whole proof of ``theorem`` ("" if none does)."""
+    try:
+        check_tactic(tactic)
+    except TacticRejected:
+        return "guard"
+    with prover.open(theorem) as session:
+        outcome = session.apply(session.root, tactic)
+    if isinstance(outcome, ProofState):
+        return "goals left"
+    if isinstance(outcome, TacticError | TacticTimeout):
+        return "qed" if "Qed" in outcome.message else "tactic"
+    assert isinstance(outcome, Proved)
+    return "" if prover.check(theorem, list(outcome.path)).ok else "re-check"
 
 
-FALSE = Theorem("false", "Theorem one_is_two : 1 = 2.", "")
-FALSE_FORALL = Theorem("false_forall", "Theorem all_zero : forall n : nat, n = 0.", "")
+@pytest.fixture(scope="module")
+def prover() -> CoqProver:
+    with CoqProver(CoqConfig(tactic_timeout=2)) as instance:
+        yield instance  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("check", [True, False])
-@pytest.mark.parametrize("theorem", [FALSE, FALSE_FORALL])
-def test_cheating_generator_proves_nothing(
-    theorem: Theorem, check: bool, no_new_coq_processes: None
+@pytest.mark.parametrize(("theorem", "tactic", "layer"), KERNEL_CHEATS)
+def test_each_cheat_is_refused_by_the_expected_layer(
+    prover: CoqProver, theorem: Theorem, tactic: str, layer: str
 ) -> None:
-    assert len(CHEATS) + len(KERNEL_CHEATS) >= 15
+    assert refusing_layer(prover, theorem, tactic) == layer
+
+
+def test_the_layers_tell_a_real_proof_apart(prover: CoqProver) -> None:
+    """The classifier itself: a true statement is refused by no layer."""
+    true = Theorem("true", "Theorem one_is_one : 1 = 1.", "Require Import Coq.Compat.AdmitAxiom.")
+    assert refusing_layer(prover, true, "reflexivity") == ""
+
+
+class Cheater(TacticGenerator):
+    def __init__(self, tactics: list[str]) -> None:
+        self.tactics = tactics
+        self.asked = 0
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        self.asked += 1
+        return [Suggestion(t, -0.1) for t in self.tactics][:n]
+
+
+@pytest.mark.parametrize("theorem", [FALSE, FALSE_FORALL, FALSE_EXISTS])
+def test_cheating_generator_proves_nothing(theorem: Theorem, no_new_coq_processes: None) -> None:
+    tactics = [*CHEATS, *(t for _, t, _ in KERNEL_CHEATS)]
+    generator = Cheater(tactics)
     with CoqProver(CoqConfig(tactic_timeout=2)) as prover:
         searcher = BestFirstSearchProver(
-            prover, Cheater(), SearchConfig(timeout=30, max_expansions=20, check=check)
+            prover, generator, SearchConfig(timeout=60, max_expansions=20)
         )
         result = searcher.search(theorem)
-    assert result.status in (Status.FAILED, Status.OPEN), result
+    # Only the shelving cheats make new states, and those lead nowhere: the tree is
+    # exhausted (not a budget), having run every cheat on the root.
+    assert result.status is Status.FAILED, result
     assert result.proof is None
-    assert result.num_tactic_applications >= len(CHEATS)
+    assert generator.asked < 20 and result.num_tactic_applications == generator.asked * len(tactics)
+
+
+def test_only_the_recheck_refuses_a_proof_resting_on_an_axiom() -> None:
+    """Qed accepts ``case proof_admitted``: with the re-check off it would be reported."""
+    generator = Cheater(["case proof_admitted"])
+    with CoqProver(CoqConfig(tactic_timeout=2)) as prover:
+        unchecked = BestFirstSearchProver(prover, generator, SearchConfig(check=False))
+        assert unchecked.search(ADMIT_AXIOM).status is Status.PROVED
+        checked = BestFirstSearchProver(prover, generator, SearchConfig(check=True))
+        result = checked.search(ADMIT_AXIOM)
+    assert result.status is Status.ERROR and not result.checked
+    assert "re-check rejected" in (result.error or "") and "proof_admitted" in (result.error or "")
+    assert result.extra["rejected_proof"] == ["case proof_admitted"]
+    assert "check_disagreement" not in result.extra  # a cheat, not a disagreement

@@ -1,6 +1,8 @@
 """A tactic generator that misbehaves on purpose, loaded by name inside Ray workers.
 
 ``make`` is the factory that ``--generator tests.distributed.chaos:make`` resolves to.
+Its random crashes follow ``seed`` (a test prints the seed it used and takes it from
+``PROOFSEARCH_CHAOS_SEED`` when set, so a failing run can be replayed).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class ChaosGenerator(TacticGenerator):
         always_crash: Sequence[str] = (),
         raise_on: Sequence[str] = (),
         hang_on: Sequence[str] = (),
+        seed: int | None = None,
     ) -> None:
         self.tactic = tactic
         self.sleep = sleep
@@ -31,7 +34,8 @@ class ChaosGenerator(TacticGenerator):
         self.always_crash = set(always_crash)
         self.raise_on = set(raise_on)
         self.hang_on = set(hang_on)
-        self.random = random.Random(os.getpid() ^ time.time_ns())
+        self.seed = seed if seed is not None else os.getpid() ^ time.time_ns()
+        self.calls = 0
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         if self.sleep:
@@ -42,7 +46,10 @@ class ChaosGenerator(TacticGenerator):
             raise ZeroDivisionError("the generator divided by zero")
         if theorem.name in self.hang_on:
             time.sleep(3600)
-        if self.random.random() < self.crash_probability:
+        self.calls += 1
+        # Decided by the seed, the theorem and this worker's call count: not by timing.
+        draw = random.Random(f"{self.seed}:{theorem.name}:{self.calls}").random()
+        if draw < self.crash_probability:
             os._exit(4)
         return [Suggestion(self.tactic, 0.0)]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -52,19 +53,27 @@ def run(pool: ProverPool, theorems: list) -> list[SearchResult]:  # type: ignore
         assert not wait_gone(pids), "actor processes left behind"
 
 
+def chaos_seed() -> int:
+    """``PROOFSEARCH_CHAOS_SEED`` when set, else a fresh one; printed either way."""
+    seed = int(os.environ.get("PROOFSEARCH_CHAOS_SEED") or random.randrange(1 << 30))
+    print(f"PROOFSEARCH_CHAOS_SEED={seed}")
+    return seed
+
+
 def test_chaos_nothing_lost_nothing_twice(local_ray: None) -> None:
+    seed = chaos_seed()
     theorems = trivial_theorems(110, "chaos")
     doomed = {"chaos7", "chaos42"}  # these kill their worker every time
     coq_before = set(coq_processes())
     pool = make_pool(
-        spec(sleep=0.05, crash_probability=0.04, always_crash=sorted(doomed)),
+        spec(sleep=0.05, crash_probability=0.04, always_crash=sorted(doomed), seed=seed),
         max_attempts=3,
     )
     stop = threading.Event()
     killed = []
 
     def killer() -> None:
-        chooser = random.Random(7)
+        chooser = random.Random(seed)
         while not stop.wait(1.5):
             actors = pool.actors()
             if actors:
@@ -80,8 +89,9 @@ def test_chaos_nothing_lost_nothing_twice(local_ray: None) -> None:
         stop.set()
         thread.join()
     names = Counter(r.theorem.name for r in results)
-    assert set(names) == {t.name for t in theorems}, "a theorem went missing"
-    assert max(names.values()) == 1, "a theorem was reported twice"
+    replay = f"(PROOFSEARCH_CHAOS_SEED={seed})"
+    assert set(names) == {t.name for t in theorems}, f"a theorem went missing {replay}"
+    assert max(names.values()) == 1, f"a theorem was reported twice {replay}"
     by_name = {r.theorem.name: r for r in results}
     for name in doomed:
         assert by_name[name].status is Status.ERROR

@@ -4,6 +4,10 @@ A model's output reaches coqidetop only through :func:`check_tactic`. The second
 defence is the wrapper ``Timeout N (TACTIC).`` (any command inside parentheses is a
 parse error), the third is that a proof counts only after ``Qed`` and a from-scratch
 ``coqc`` re-check with ``Print Assumptions``.
+
+Words are looked for in the code Coq reads: comments (nested, with strings inside) and
+strings are taken out first, as Coq's lexer would. Attributes (``#[local] ...``) only
+ever qualify commands and are refused, so no command hides behind one.
 """
 
 from __future__ import annotations
@@ -11,7 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from proofsearch.env.coq.sentences import SentenceError, split_sentences
+from proofsearch.env.coq.sentences import (
+    SentenceError,
+    blank_comments_and_strings,
+    split_sentences,
+)
 
 #: Words refused anywhere outside strings: they end proofs without proving, add
 #: axioms, touch files, or run compilers. None of them names a term.
@@ -23,12 +31,13 @@ DENIED_ANYWHERE: frozenset[str] = frozenset(
         "Drop", "Declare", "Cd", "Restart", "Undo", "Back", "BackTo", "Reset", "Admit",
         "native_compute", "native_cast_no_check", "Ltac", "Ltac2", "Obligation",
         "Obligations", "Unshelve", "Existential", "Instance", "Context", "Timeout",
-        "Optimize", "Register", "Primitive",
+        "Optimize", "Register", "Primitive", "Unset", "Time", "Fail", "Succeed",
+        "Opaque", "Transparent", "Section", "End", "Goal", "Guarded", "Focus", "Unfocus",
     }
 )  # fmt: skip
 
-#: Words refused as the first word: commands that are harmless as terms elsewhere
-#: (``Set`` is also a sort).
+#: Words refused as the first word (or right after a ``;``): commands whose names are
+#: also ordinary terms or identifiers elsewhere (``Set`` is a sort).
 DENIED_FIRST: frozenset[str] = frozenset(
     {
         "Set", "Unset", "Import", "Export", "Proof", "Goal", "Lemma", "Theorem",
@@ -43,7 +52,7 @@ DENIED_FIRST: frozenset[str] = frozenset(
 )  # fmt: skip
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
-_STRING_OR_COMMENT = re.compile(r'"(?:[^"]|"")*"|\(\*.*?\*\)', re.S)
+_COMMAND_START = re.compile(r"(?:^|;)\W*?([A-Za-z_][A-Za-z0-9_']*)")
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -89,19 +98,24 @@ def check_tactic(
         raise TacticRejected(str(exc)) from None
     if len(sentences) != 1 or sentences[0].text != text + ".":
         raise TacticRejected("more than one sentence (a '.' ends a sentence before the end)")
-    bare = _STRING_OR_COMMENT.sub(" ", text)
-    if "(*" in bare or "*)" in bare:
+    try:
+        bare = blank_comments_and_strings(text)
+    except SentenceError as exc:
+        raise TacticRejected(str(exc)) from None
+    if "*)" in bare:
         raise TacticRejected("unbalanced comment")
+    if "#[" in bare:
+        raise TacticRejected("attributes (#[...]) qualify commands, not tactics")
     if not _balanced(bare):
         raise TacticRejected("unbalanced brackets")
-    words = _WORD.findall(bare)
     allowed_set = set(allowed)
     denied_anywhere = (DENIED_ANYWHERE | set(extra_denied)) - allowed_set
-    for word in words:
+    for word in _WORD.findall(bare):
         if word in denied_anywhere:
             raise TacticRejected(f"'{word}' is not allowed in a tactic")
-    if words and bare.lstrip()[:1].isalpha() and words[0] in DENIED_FIRST - allowed_set:
-        raise TacticRejected(f"'{words[0]}' starts a command, not a tactic")
+    for match in _COMMAND_START.finditer(bare):
+        if match.group(1) in DENIED_FIRST - allowed_set:
+            raise TacticRejected(f"'{match.group(1)}' starts a command, not a tactic")
     if re.match(r"\s*[-+*{}]", bare):
         raise TacticRejected("bullets and braces are not tactics")
     return text

@@ -109,3 +109,27 @@ def split_sentences(text: str) -> list[Sentence]:
                 i += 1
         i = _skip_blanks(text, i)
     return sentences
+
+
+def blank_comments_and_strings(text: str) -> str:
+    """``text`` with each comment and string literal replaced by one blank.
+
+    Lexed as Coq does (comments nest, a string inside a comment is a string, so
+    ``(* "*)" *)`` is one comment), so that what is left is the code Coq reads.
+    Raises :class:`SentenceError` for an unterminated comment or string.
+    """
+    parts: list[str] = []
+    i = start = 0
+    n = len(text)
+    while i < n:
+        if text.startswith("(*", i):
+            end = _skip_comment(text, i)
+        elif text[i] == '"':
+            end = _skip_string(text, i)
+        else:
+            i += 1
+            continue
+        parts += [text[start:i], " "]
+        i = start = end
+    parts.append(text[start:])
+    return "".join(parts)
