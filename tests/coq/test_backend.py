@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -70,10 +69,12 @@ def test_proof_finished_only_through_qed(prover: CoqProver) -> None:
 
 def test_tactic_timeout(prover: CoqProver) -> None:
     session = prover.open(ADD_0)
-    start = time.monotonic()
+    pid, restarts = prover.pid, prover.stats.restarts
     outcome = session.apply(session.root, "do 100000000 (idtac)", timeout=1)
     assert isinstance(outcome, TacticTimeout)
-    assert time.monotonic() - start < 4
+    # Coq's own `Timeout 1` fired: the process was not killed by the wall-clock guard.
+    assert "Timeout" in outcome.message, outcome
+    assert (prover.pid, prover.stats.restarts) == (pid, restarts)
     assert isinstance(session.apply(session.root, "intros"), ProofState)
 
 

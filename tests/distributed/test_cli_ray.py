@@ -19,6 +19,8 @@ from proofsearch.distributed.api import DistributedProver
 from tests.conftest import DEMO, ROOT
 from tests.distributed.conftest import trivial_theorems, wait_gone, write_theorems
 
+#: Expansions per theorem when two runs are compared (the demo's proofs need few).
+EXPANSIONS = 6
 SLOW_TACTIC = ["--generator", "tests.distributed.chaos:make", "--gen-option", "sleep=0.4"]
 
 
@@ -103,15 +105,20 @@ def test_long_ray_tmpdir_is_refused_clearly(tmp_path: Path, columns: str) -> Non
 @pytest.mark.slow
 def test_python_api_matches_the_cli_on_the_demo(tmp_path: Path, local_ray: None) -> None:
     out = tmp_path / "cli.jsonl"
+    # The budget is a number of expansions, not seconds: two runs compared status by
+    # status must not depend on how loaded the machine is (the timeout is a backstop).
+    budget = ["--timeout", "600", "--max-expansions", str(EXPANSIONS)]
     done = subprocess.run(
-        cli(str(DEMO), "--workers", "2", "--timeout", "10", "--output", str(out), "--quiet"),
+        cli(str(DEMO), "--workers", "2", *budget, "--output", str(out), "--quiet"),
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     cli_status = {str(r["name"]): r["status"] for r in lines(out)}
     # The portfolio, as the CLI's default (LeanAgent's own arguments name a fixed tactic
     # or a model checkpoint).
-    prover = DistributedProver(num_workers=2, timeout=10, generator="portfolio")
+    prover = DistributedProver(
+        num_workers=2, timeout=600, max_expansions=EXPANSIONS, generator="portfolio"
+    )
     theorems = load_theorems(DEMO).theorems
     results = prover.search_unordered("", theorems, [None] * len(theorems))
     api_status = {r.theorem.name: str(r.status) for r in results}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
@@ -54,7 +53,6 @@ def test_node_removed_mid_run_loses_nothing(cluster: Cluster) -> None:
     theorems = trivial_theorems(24, "node")
     results = []
     removed = False
-    start = time.monotonic()
     for result in pool.map_unordered(theorems):
         results.append(result)
         if len(results) == 4 and not removed:
@@ -68,4 +66,3 @@ def test_node_removed_mid_run_loses_nothing(cluster: Cluster) -> None:
     assert all(r.status is Status.PROVED for r in results)
     # The theorem that was running on the lost node was searched again elsewhere.
     assert pool.restarts >= 1
-    assert time.monotonic() - start < 120

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import threading
-import time
 from collections import Counter
 
 import ray
@@ -127,9 +126,7 @@ def test_crashing_theorem_is_recorded_after_max_attempts(local_ray: None) -> Non
 def test_theorem_past_its_deadline_gets_its_worker_killed(local_ray: None) -> None:
     theorems = trivial_theorems(4, "slow")
     pool = make_pool(spec(hang_on=["slow0"]), deadline=3.0)
-    start = time.monotonic()
     results = {r.theorem.name: r for r in run(pool, theorems)}
-    assert time.monotonic() - start < 60
     assert results["slow0"].status is Status.ERROR
     assert "deadline" in (results["slow0"].error or "")
     assert pool.restarts == 1

@@ -211,14 +211,36 @@ def test_retries_are_bounded(served: HFTacticGenerator) -> None:
     assert len(handler.seen) == 3
 
 
-def test_429_honours_retry_after(served: HFTacticGenerator) -> None:
+class RecordedSleeps:
+    """Stands for the client module's ``time``: records each back-off it sleeps."""
+
+    def __init__(self) -> None:
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        time.sleep(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@pytest.fixture
+def slept(monkeypatch: pytest.MonkeyPatch) -> RecordedSleeps:
+    """The back-offs the client sleeps (the behaviour, rather than a wall-clock time)."""
+    import proofsearch.generate.openai as client_module
+
+    recorded = RecordedSleeps()
+    monkeypatch.setattr(client_module, "time", recorded)
+    return recorded
+
+
+def test_429_honours_retry_after(served: HFTacticGenerator, slept: RecordedSleeps) -> None:
     handler = _scripted(script=[(429, {"Retry-After": "0.3"})])
     with running(make_server(served, model_name="tiny", handler=handler)) as live:
-        start = time.monotonic()
         assert _client(live.url, max_backoff=1.0).generate(GOALS[0], THEOREM, 5)
-        elapsed = time.monotonic() - start
     assert len(handler.seen) == 2
-    assert elapsed >= 0.3
+    assert slept.sleeps == [0.3]
 
 
 def test_client_errors_are_not_retried(served: HFTacticGenerator) -> None:
@@ -229,15 +251,15 @@ def test_client_errors_are_not_retried(served: HFTacticGenerator) -> None:
     assert caught.value.status == 400 and len(handler.seen) == 1
 
 
-def test_connection_refused_is_retried_then_reported() -> None:
+def test_connection_refused_is_retried_then_reported(slept: RecordedSleeps) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = _client(f"http://127.0.0.1:{port}/v1", max_retries=2)
-    start = time.monotonic()
+    client = _client(f"http://127.0.0.1:{port}/v1", max_retries=2, max_backoff=0.2)
     with pytest.raises(OpenAIGeneratorError, match="after 3 attempt"):
         client.generate(GOALS[0], THEOREM, 5)
-    assert time.monotonic() - start < 5
+    # Two back-offs between three attempts, each within max_backoff.
+    assert len(slept.sleeps) == 2 and all(0 <= s <= 0.2 for s in slept.sleeps)
 
 
 def test_missing_logprobs_is_a_clear_error(served: HFTacticGenerator) -> None:
@@ -271,14 +293,15 @@ def test_api_key_is_sent_and_checked(
     assert len(handler.seen) == 1  # refused requests never reach the completion handler
 
 
-def test_read_timeout_is_reported_and_not_retried(served: HFTacticGenerator) -> None:
+def test_read_timeout_is_reported_and_not_retried(
+    served: HFTacticGenerator, slept: RecordedSleeps
+) -> None:
     handler = _scripted(delay=1.5)
     with running(make_server(served, model_name="tiny", handler=handler)) as live:
         client = _client(live.url, timeout=0.3, max_retries=3)
-        start = time.monotonic()
         with pytest.raises(OpenAITimeoutError, match=r"0\.3"):
             client.generate(GOALS[0], THEOREM, 5)
-        assert time.monotonic() - start < 1.2
+        assert slept.sleeps == []  # no back-off: it was not retried
         with pytest.raises(OpenAITimeoutError):
             asyncio.run(client.agenerate(GOALS[0], THEOREM, 5))
         time.sleep(0.1)

@@ -8,6 +8,7 @@ recorded from Lean, replayed strictly) or ``faulty_repl.py`` (the same, with a f
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shlex
 import sys
@@ -56,18 +57,61 @@ def load_replay_module() -> ModuleType:
 
 
 class Lean:
-    """Builds REPL stand-in commands and provers for one test; closes them afterwards."""
+    """Builds REPL stand-in commands and provers for one test; closes them afterwards.
+
+    And makes the replay unfoolable: after the test, :meth:`verify` fails it when any
+    replay process exited non-zero (a request that differs from the transcript, which
+    the backend would take for a crash and absorb by restarting), when a replay left
+    recorded exchanges unused (unless the test said why), or when a prover built by
+    :meth:`replay` restarted its process more often than the test said it would.
+    """
 
     def __init__(self, tmp_path: Path) -> None:
         self.tmp_path = tmp_path
         self.provers: list[LeanProver] = []
+        self.reports = tmp_path / "replay-reports"
+        self.reports.mkdir(exist_ok=True)
+        self.expected_restarts: list[tuple[LeanProver, int]] = []
 
-    def replay_command(self, fixture: str | Path, skip: Sequence[int] = ()) -> str:
+    def replay_command(
+        self,
+        fixture: str | Path,
+        skip: Sequence[int] = (),
+        unused: str | None = None,
+        fails: str | None = None,
+    ) -> str:
+        """``unused``: why the test leaves recorded exchanges unused (none by default);
+        ``fails``: why the test makes this replay fail on purpose."""
         requests, replies = self._paths(fixture)
         words = [sys.executable, str(REPLAY), str(requests), str(replies)]
         if skip:
             words += ["--skip", ",".join(map(str, skip))]
+        if unused is not None or fails is not None:
+            assert (unused or fails or "").strip(), "say why"
+            words.append("--allow-unused")
+        if fails is None:
+            words += ["--report-dir", str(self.reports)]
         return shlex.join(words)
+
+    def verify(self) -> None:
+        """Fail the test on what the replay saw (see the class docstring)."""
+        problems = []
+        for path in sorted(self.reports.glob("*.json")):
+            report = json.loads(path.read_text(encoding="utf-8"))
+            where = f"replay of {Path(report['fixture']).name} (pid {report['pid']})"
+            if report["exit"] not in (None, 0):
+                problems.append(f"{where} exited {report['exit']}: {report['message']}")
+            elif report["used"] < report["recorded"] and not report["allow_unused"]:
+                problems.append(
+                    f"{where} used {report['used']} of {report['recorded']} recorded exchanges"
+                )
+        for prover, expected in self.expected_restarts:
+            if prover.stats.restarts != expected:
+                problems.append(
+                    f"a prover restarted its REPL {prover.stats.restarts} time(s),"
+                    f" expected {expected}"
+                )
+        assert not problems, "\n".join(problems)
 
     def faulty_command(
         self,
@@ -99,8 +143,19 @@ class Lean:
         self.provers.append(prover)
         return prover
 
-    def replay(self, fixture: str | Path, skip: Sequence[int] = (), **options: Any) -> LeanProver:
-        return self.prover(self.replay_command(fixture, skip), **options)
+    def replay(
+        self,
+        fixture: str | Path,
+        skip: Sequence[int] = (),
+        *,
+        restarts: int = 0,
+        unused: str | None = None,
+        **options: Any,
+    ) -> LeanProver:
+        """A prover on a strict replay; ``restarts``: process restarts the test expects."""
+        prover = self.prover(self.replay_command(fixture, skip, unused), **options)
+        self.expected_restarts.append((prover, restarts))
+        return prover
 
     def close(self) -> None:
         for prover in self.provers:
@@ -114,6 +169,7 @@ def lean(tmp_path: Path) -> Iterator[Lean]:
         yield helper
     finally:
         helper.close()
+    helper.verify()
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,13 @@ more requests than recorded).
 that starts with a whole-proof check can then serve the tactic-mode part alone. Replies
 keep their recorded ids, which is sound because the backend only uses ids it was given.
 
+``--report-dir DIR`` writes ``DIR/PID.json`` after every request and at exit: the
+exchanges used and recorded, and the exit code with its message. The backend takes a
+replay that exits on a wrong request for a crashed REPL and starts another, so the
+exit code alone is not seen by a test: the tests read these reports (a process killed
+by the backend leaves its last report, with no exit code). ``--allow-unused`` marks
+the report of a replay the test does not expect to use up.
+
 Standard library only, on purpose: it must not share code (or bugs) with the backend.
 """
 
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -107,9 +115,26 @@ def read_request(stream: TextIO) -> str | None:
         parts.append(line.rstrip())
 
 
+#: Where this process reports (``--report-dir``), and what it reports.
+REPORT: dict[str, Any] = {}
+REPORT_PATH: list[Path] = []
+
+
+def write_report(**fields: Any) -> None:
+    """Rewrite this process's report (atomically: a reader never sees half of it)."""
+    if not REPORT_PATH:
+        return
+    REPORT.update(fields)
+    path = REPORT_PATH[0]
+    partial = path.with_suffix(".part")
+    partial.write_text(json.dumps(REPORT), encoding="utf-8")
+    partial.replace(path)
+
+
 def fail(code: int, message: str) -> int:
     sys.stderr.write(f"replay_repl: {message}\n")
     sys.stderr.flush()
+    write_report(exit=code, message=message)
     return code
 
 
@@ -153,18 +178,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("requests", type=Path)
     parser.add_argument("replies", type=Path)
     parser.add_argument("--skip", default="", help="1-based exchanges to drop, e.g. 1,2")
+    parser.add_argument("--report-dir", type=Path, help="write DIR/PID.json (see above)")
+    parser.add_argument(
+        "--allow-unused", action="store_true", help="the test does not use up the transcript"
+    )
     args = parser.parse_args(argv)
     exchanges = load_transcript(args.requests, args.replies)
     skip = {int(x) for x in args.skip.split(",") if x.strip()}
     exchanges = [e for number, e in enumerate(exchanges, start=1) if number not in skip]
     replayer = Replayer(exchanges, args.requests.name)
+    if args.report_dir is not None:
+        REPORT_PATH.append(args.report_dir / f"{os.getpid()}.json")
+        REPORT.update(
+            fixture=str(args.requests), pid=os.getpid(), recorded=len(exchanges),
+            allow_unused=args.allow_unused,
+        )  # fmt: skip
+    write_report(used=0, exit=None, message="")
     while True:
         raw = read_request(sys.stdin)
         if raw is None:
+            write_report(exit=0)
             return 0
         code, reply = replayer.answer(raw)
         if code:
             return code
+        write_report(used=replayer.index)
         if reply is not None:
             sys.stdout.write(reply + "\n\n")
             sys.stdout.flush()

@@ -137,12 +137,15 @@ def test_unknown_proof_state_is_an_error(lean):
 )
 def test_self_reference_and_kernel_failures_are_errors(lean, fixture, statement, tactic, expected):
     # The transcripts start with the whole-proof check; --skip 1 serves the tactic part.
-    _, session = opened(lean, fixture, statement, skip=(1,))
+    unused = "the transcript goes on with other statements" if fixture.endswith("check") else None
+    _, session = opened(lean, fixture, statement, skip=(1,), unused=unused)
     assert expected in error(session.apply(session.root, tactic))
 
 
 def test_self_proof_check_second_theorem(lean):
-    prover = lean.replay("core/self_proof_check", skip=(1,))
+    prover = lean.replay(
+        "core/self_proof_check", skip=(1,), unused="the last four are the term-mode variants"
+    )
     term = prover.open(Theorem("ex", "theorem ex : False :="))
     assert "could not close" in error(term.apply(term.root, "exact?"))
     tactic = prover.open(Theorem("ex", "theorem ex : False := by"))
@@ -159,27 +162,34 @@ def test_metavariables_are_not_a_proof(lean):
 
 
 def test_kernel_failure_of_a_multiline_tactic_is_an_error(lean):
-    _, session = opened(lean, "core/app_type_mismatch2", "example : 1 = 0 :=", skip=(1,))
+    _, session = opened(
+        lean, "core/app_type_mismatch2", "example : 1 = 0 :=", skip=(1,),
+        unused="the transcript ends with a variant of the tactic",
+    )  # fmt: skip
     succ = state(session.apply(state(session.apply(session.root, "cases 1")), "rfl"))
     tactic = "have: true := by\n    apply ?succ\n    trivial"
     assert "Error: kernel type check failed" in error(session.apply(succ, tactic))
 
 
 def test_sorry_is_refused_before_reaching_lean(lean):
-    prover, session = opened(lean, "core/tactic_mode_sorry", "def f : Nat := by")
+    prover, session = opened(
+        lean, "core/tactic_mode_sorry", "def f : Nat := by",
+        unused="the recorded `sorry` is refused before it is sent: that is the test",
+    )  # fmt: skip
     sent = prover.requests
     assert "'sorry' is not allowed" in error(session.apply(session.root, "sorry"))
     assert prover.requests == sent
 
 
 @pytest.mark.parametrize(
-    ("fixture", "statement", "header", "path", "tactic"),
+    ("fixture", "statement", "header", "skip", "path", "tactic"),
     [
-        ("core/tactic_mode_sorry", "def f : Nat := by", "", (), "sorry"),
+        ("core/tactic_mode_sorry", "def f : Nat := by", "", (), (), "sorry"),
         (
             "core/sorry_hypotheses",
             "theorem foo (x : Int) : x = x := by",
             "",
+            (),
             (),
             "have h : x = 1 := sorry",
         ),
@@ -187,6 +197,7 @@ def test_sorry_is_refused_before_reaching_lean(lean):
             "core/by_cases",
             "theorem foo (x : Int) : x = x := by",
             "",
+            (3,),  # `case pos => rfl`, which this test does not send
             ("by_cases h : x < 0",),
             "all_goals sorry",
         ),
@@ -195,25 +206,31 @@ def test_sorry_is_refused_before_reaching_lean(lean):
             "example {x : ℝ} (h0: |x| > 1) : (x < 0) ∨ (2 * x > 2) := by",
             "import Mathlib\nopen Real",
             (),
+            (),
             "on_goal 1 =>\n  have h1 : x = x := by sorry\n  have h2 : x = x := by sorry\n"
             "  by_cases h3 : x < 0",
         ),
     ],
 )
 def test_sorry_in_a_reply_is_an_error_even_when_the_guard_lets_it_through(
-    lean, fixture, statement, header, path, tactic
+    lean, fixture, statement, header, skip, path, tactic
 ):
     # Second line of defence: with `sorry` taken off the deny-list, Lean's replies (a new
     # state with a `sorries` entry, or "Incomplete: contains sorry") are not progress.
-    _, session = opened(lean, fixture, statement, header, **ALLOW_SORRY)
+    prover, session = opened(lean, fixture, statement, header, skip, **ALLOW_SORRY)
     current = session.root
     for step in path:
         current = state(session.apply(current, step))
-    assert "sorry" in error(session.apply(current, tactic))
+    sent = prover.requests
+    message = error(session.apply(current, tactic))
+    # The tactic reached Lean as one request, and the answer is Lean's own, from the same
+    # process: a wrong request would have ended the replay and restarted the REPL.
+    assert prover.requests == sent + 1 and prover.stats.restarts == 0
+    assert "sorry" in message and "differs from the transcript" not in message
 
 
 def test_mathlib_induction_branches_and_sorry(lean):
-    _, session = opened(
+    prover, session = opened(
         lean, "mathlib/induction", "theorem foo (x : Nat) : x = x := by", "import Mathlib",
         **ALLOW_SORRY,
     )  # fmt: skip
@@ -221,11 +238,17 @@ def test_mathlib_induction_branches_and_sorry(lean):
     assert [g.splitlines()[0] for g in inducted.goals] == ["case zero", "case succ"]
     assert state(session.apply(inducted, "next => rfl")).goals == (inducted.goals[1],)
     tactic = "induction x with\n| zero => sorry\n| succ x => sorry"
-    assert "sorry" in error(session.apply(session.root, tactic))
+    sent = prover.requests
+    message = error(session.apply(session.root, tactic))
+    assert prover.requests == sent + 1 and prover.stats.restarts == 0
+    assert "sorry" in message and "differs from the transcript" not in message
 
 
 def test_by_cases_then_case(lean):
-    _, session = opened(lean, "core/by_cases", "theorem foo (x : Int) : x = x := by")
+    _, session = opened(
+        lean, "core/by_cases", "theorem foo (x : Int) : x = x := by",
+        unused="the last exchange (`all_goals sorry`) is the sorry test's",
+    )  # fmt: skip
     split = state(session.apply(session.root, "by_cases h : x < 0"))
     assert [g.splitlines()[0] for g in split.goals] == ["case pos", "case neg"]
     assert state(session.apply(split, "case pos => rfl")).goals == (
@@ -276,7 +299,7 @@ def test_placeholder_metavariables(lean):
 def test_rejected_statement_is_an_env_error(lean):
     # have_by_sorry's first command is `statement + " sorry"` for this statement, and
     # Lean answered with an error ("unsolved goals"): the theorem cannot be opened.
-    prover = lean.replay("core/have_by_sorry")
+    prover = lean.replay("core/have_by_sorry", unused="the statement cannot be opened")
     statement = "theorem foo (x : Int) : x = x := by\n  have h : x = 1 := by"
     with pytest.raises(EnvError, match="statement was rejected: unsolved goals"):
         prover.open(Theorem("foo", statement))

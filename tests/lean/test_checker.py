@@ -96,7 +96,7 @@ def checking(lean, replay_module, repl_dir, tmp_path):
     ],
 )
 def test_lean_rejections_are_reported(lean, fixture, statement, proof, expected):
-    prover = lean.replay(fixture)
+    prover = lean.replay(fixture, unused="the re-check uses the whole-proof exchange only")
     result = prover.check(Theorem("ex", statement), proof)
     assert not result.ok
     assert result.message.startswith("Lean rejected the proof: ")

@@ -47,11 +47,9 @@ def test_hanging_tactic_times_out_kills_the_group_and_replays(lean, tmp_path, go
     session = prover.open(THEOREM)
     left_done = walk(session, session.root, PROOF[:2])
     first_pid = prover.pid
-    started = time.monotonic()
     outcome = session.apply(left_done, "apply h2", timeout=0.5)
     assert isinstance(outcome, TacticTimeout), outcome
     assert "no reply within 0.5 s" in outcome.message
-    assert time.monotonic() - started < 3.0
     # The REPL and the grandchild it started (as `lake env` starts the REPL) are gone.
     ((repl_pid, grandchild),) = pid_pairs(pids)
     assert repl_pid == first_pid
@@ -98,9 +96,9 @@ def test_repeated_death_is_a_clear_error_with_stderr(lean, gone):
 def test_garbage_is_reported_at_once_and_recovered(lean):
     prover = lean.prover(lean.faulty_command("garbage", 2, FIXTURE, once=True))
     session = prover.open(THEOREM)
-    started = time.monotonic()
-    split = session.apply(session.root, "apply And.intro", timeout=30)
-    assert time.monotonic() - started < 5  # not waiting for the 30 s deadline
+    split = session.apply(session.root, "apply And.intro", timeout=600)
+    # Had the garbage been waited out, the outcome would be a timeout (and the test
+    # would hit pytest's limit first): it is the tactic's state, from a fresh process.
     assert isinstance(split, ProofState) and len(split.goals) == 2
     assert prover.stats.restarts == 1
 
@@ -114,7 +112,7 @@ def test_persistent_garbage_is_a_clear_error(lean):
 
 
 def test_killed_between_requests_is_restarted_and_replayed(lean, gone):
-    prover = lean.replay(FIXTURE)
+    prover = lean.replay(FIXTURE, restarts=1, unused="the first process is killed")
     session = prover.open(THEOREM)
     applied = walk(session, session.root, PROOF[:3])
     first_pid = prover.pid
@@ -128,7 +126,9 @@ def test_killed_between_requests_is_restarted_and_replayed(lean, gone):
 
 
 def test_recycling_after_n_requests(lean, gone):
-    prover = lean.replay(FIXTURE, recycle_after=3)
+    prover = lean.replay(
+        FIXTURE, recycle_after=3, restarts=1, unused="the first process is recycled"
+    )
     session = prover.open(THEOREM)
     left_done = walk(session, session.root, PROOF[:2])
     first_pid = prover.pid
@@ -141,7 +141,7 @@ def test_recycling_after_n_requests(lean, gone):
 
 
 def test_replay_that_reaches_another_state_is_an_error(lean):
-    prover = lean.replay(FIXTURE)
+    prover = lean.replay(FIXTURE, unused="the forged state stops the walk")
     session = prover.open(THEOREM)
     # A stale handle (old generation) and a key that the replay will not reproduce.
     forged = ProofState(("⊢ nothing",), "not-the-key", ("apply And.intro",), (0, 99))
@@ -186,7 +186,7 @@ def test_out_of_memory_hint(lean):
 
 
 def test_close_kills_the_process(lean, gone):
-    prover = lean.replay(FIXTURE)
+    prover = lean.replay(FIXTURE, unused="closed after opening")
     prover.open(THEOREM)
     pid = prover.pid
     assert pid is not None and not gone(pid, wait=0)
@@ -228,7 +228,8 @@ def fake_lake(tmp_path, monkeypatch) -> Path:
 
 
 def test_lake_env_is_resolved_so_the_repl_is_our_child(lean, fake_lake):
-    prover = lean.prover("lake env " + lean.replay_command(FIXTURE))
+    command = lean.replay_command(FIXTURE, unused="one step is enough")
+    prover = lean.prover("lake env " + command)
     session = prover.open(THEOREM)
     repl = psutil.Process(prover.pid)
     assert repl.ppid() == os.getpid()
@@ -238,7 +239,8 @@ def test_lake_env_is_resolved_so_the_repl_is_our_child(lean, fake_lake):
 
 
 def test_lake_env_kept_when_asked(lean, fake_lake):
-    prover = lean.prover("lake env " + lean.replay_command(FIXTURE), resolve_lake_env=False)
+    command = lean.replay_command(FIXTURE, unused="opening is enough")
+    prover = lean.prover("lake env " + command, resolve_lake_env=False)
     prover.open(THEOREM)
     lake = psutil.Process(prover.pid)
     assert any(part.endswith("/lake") for part in lake.cmdline())

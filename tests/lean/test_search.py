@@ -41,7 +41,9 @@ class ScriptedGenerator(TacticGenerator):
 
 
 def test_search_replays_proof_branching(lean):
-    prover = lean.replay("core/proof_branching")
+    prover = lean.prover(
+        lean.replay_command("core/proof_branching", fails="the re-check's request differs")
+    )
     generator = ScriptedGenerator(
         {
             "⊢ p ∧ r": ["apply And.intro"],
@@ -75,7 +77,7 @@ def test_search_with_the_fixed_generator_and_a_shared_header(lean):
 
 
 def test_search_reports_a_statement_lean_rejects(lean):
-    prover = lean.replay("core/have_by_sorry")
+    prover = lean.replay("core/have_by_sorry", unused="the statement cannot be opened")
     search = BestFirstSearchProver(prover, FixedTacticGenerator("rfl"), SearchConfig(check=False))
     statement = "theorem foo (x : Int) : x = x := by\n  have h : x = 1 := by"
     result = search.search(Theorem("foo", statement))
@@ -87,7 +89,9 @@ def test_search_with_check_reports_a_rejected_recheck(lean):
     # in a fresh process; the transcript then receives the recheck's command where it
     # expects the statement, the replay fails, and the search must say the re-check
     # failed rather than report an unchecked proof.
-    prover = lean.replay("core/proof_branching")
+    prover = lean.prover(
+        lean.replay_command("core/proof_branching", fails="the re-check's request differs")
+    )
     generator = ScriptedGenerator(
         {
             "⊢ p ∧ r": ["apply And.intro"],
@@ -112,7 +116,8 @@ def test_cli_search_with_the_lean_prover(lean, tmp_path: Path, generator: str):
     command = [
         sys.executable, "-m", "proofsearch.cli", "search", str(theorems),
         "--prover", "lean",
-        "--lean-repl", lean.replay_command("mathlib/exact"),
+        "--lean-repl",
+        lean.replay_command("mathlib/exact", unused="the second theorem is another test's"),
         "--lean-project", str(tmp_path),
         "--output", str(output),
         "--no-check",
