@@ -30,6 +30,7 @@ ACCEPTED = [
     "decide",
     "exact #[1, 2].size_pos",  # array literals are fine
     "exact (by omega : (3 : ℕ) < 5)",
+    "set_option maxHeartbeats 400000 in simp",  # raising a limit is fine
 ]
 
 REJECTED = {
@@ -66,6 +67,20 @@ REJECTED = {
     "exact «sorry»": "'sorry'",
     "attribute [local simp] foo in simp": "'attribute'",
     "exact (by exact?\n  ) \ud800": "not valid Unicode",
+    # What a proof could hide behind: attributes, unsafe code, syntax, local instances,
+    # unproved termination, compiler trust, and limits switched off.
+    "exact (@[implemented_by f] def g := 1)": "'implemented_by'",
+    "attribute [implemented_by f] g": "'attribute'",
+    "exact unsafe (unsafeCast 0)": "'unsafe'",
+    'macro "cheat" : tactic => `(tactic| sorry)': "'macro'",
+    "local instance : Inhabited False := ⟨h⟩": "'instance'",
+    "exact (f 0)\ndecreasing_by sorry": "'sorry'",
+    "exact (partial_fix 0)\npartial def x : Nat := x": "'partial'",
+    "exact h\nopaque cheat : False": "'opaque'",
+    "exact Lean.trustCompiler": "'Lean.trustCompiler'",
+    "exact Lean.ofReduceNat _ _ rfl": "'Lean.ofReduceNat'",
+    "set_option maxHeartbeats 0 in simp": "maxHeartbeats 0 removes the limit",
+    "set_option synthInstance.maxHeartbeats 0 in simp": "removes the limit",
 }
 
 

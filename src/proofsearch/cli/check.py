@@ -6,10 +6,8 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.options import add_prover_options, load_input, prover_options
 
 #: Header lines a results file may ask for (the CoqHammer baselines' proofs need their
@@ -37,22 +35,23 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.distributed.store import read_results
     from proofsearch.env.registry import make_prover
 
-    console = Console()
+    console = message_console(stderr=False)
+    errors = message_console()
     try:
         loaded = load_input(args)
         options = prover_options(args)
     except OSError as exc:
-        console.print(f"[red]cannot read {args.theorems}: {exc}")
+        print_error(errors, f"cannot read {args.theorems}: {exc}")
         return EXIT_USAGE
     except ValueError as exc:
-        console.print(f"[red]{exc}")
+        print_error(errors, str(exc))
         return EXIT_USAGE
     if not Path(args.results).exists():
-        console.print(f"[red]no such results file: {args.results}")
+        print_error(errors, f"no such results file: {args.results}")
         return EXIT_USAGE
     existing = read_results(args.results)
     for problem in [*map(str, loaded.invalid), *existing.problems]:
-        console.print(f"[yellow]{problem}", markup=False)
+        print_notice(errors, problem)
     theorems = {t.name: t for t in loaded.theorems}
     proved = [r for r in existing.records.values() if r["status"] == "proved"]
     failures: list[tuple[str, str]] = []
@@ -78,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
                 failures.append((record["name"], verdict.message))
     console.print(f"re-checked {len(proved)} proof(s): {len(proved) - len(failures)} passed")
     if failures:
-        table = Table("theorem", "why it failed", title="rejected proofs")
+        # One line per proof, never wrapped: the reasons quote Coq and paths.
+        console.print("rejected proofs:")
         for name, why in failures:
-            table.add_row(name, why)
-        console.print(table)
+            print_error(console, f"  {name}: {' '.join(why.split())}")
         return EXIT_FAILURES
     return EXIT_OK

@@ -3,7 +3,9 @@
 A model's output reaches the REPL (and the re-check) only through :func:`check_tactic`.
 It refuses what ends a proof without proving it (``sorry``, ``admit``), what runs code
 or changes the checker (``run_tac``, ``#eval``, ``set_option debug.*``, ``unsafe``,
-``elab``, ``macro``, ``native_decide`` unless allowed), and every command keyword: in
+``elab``, ``macro``, ``native_decide`` unless allowed), a limit removed
+(``set_option maxHeartbeats 0``: see :data:`UNLIMITED_AT_ZERO`), and every command
+keyword: in
 the re-check the tactics are spliced under the statement, and a command keyword there
 would end the ``by`` block and run a command of the attacker's choice.
 
@@ -65,7 +67,13 @@ DEFAULT_ALLOWED_OPTIONS: tuple[str, ...] = (
 
 _IDENT_PART = r"(?:«[^»\n]*»|[^\W\d][\w'!?]*)"
 _NAME = re.compile(rf"{_IDENT_PART}(?:\.{_IDENT_PART})*")
-_SET_OPTION = re.compile(r"set_option\s+([^\s]+)")
+_SET_OPTION = re.compile(r"set_option\s+([^\s]+)(?:\s+([^\s]+))?")
+
+#: Options whose value 0 removes the limit altogether. Policy: a tactic may raise these
+#: limits (``set_option maxHeartbeats 400000 in``) but not remove them: without a
+#: heartbeat limit the wall-clock tactic timeout is the only stop left, and it kills the
+#: REPL (a restart, and the replay of the search's path).
+UNLIMITED_AT_ZERO: frozenset[str] = frozenset({"maxHeartbeats", "synthInstance.maxHeartbeats"})
 _HASH_COMMAND = re.compile(r"#[A-Za-z_]")
 _EVAL_PERCENT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*%")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -209,5 +217,8 @@ def check_tactic(tactic: str, policy: GuardPolicy | None = None) -> str:
         option = _unescape(match.group(1))
         if option.startswith("debug.") or option not in policy.allowed_options:
             raise TacticRejected(f"set_option {option} is not allowed")
+        value = match.group(2) or ""
+        if option in UNLIMITED_AT_ZERO and value.isdigit() and int(value) == 0:
+            raise TacticRejected(f"set_option {option} 0 removes the limit: give a number")
     _check_delimiters(text)
     return text
