@@ -40,6 +40,7 @@ CANNOT_START = [
     (["--coq-binary", "/nonexistent/coqidetop"], "/nonexistent/coqidetop not found",
      "--coq-binary"),
     (["--coq-arg=-no-such-flag"], "Unknown option -no-such-flag", "--coq-arg"),
+    (["--coqc", "/nonexistent/coqc"], "/nonexistent/coqc not found", "--coqc"),
     (["--coq-arg=-R", "--coq-arg=/nonexistent/lib", "--coq-arg=Lib"], "/nonexistent/lib",
      "--coq-arg"),
     (["--prover", "lean", "--lean-repl", "/nonexistent/repl"],

@@ -20,7 +20,7 @@ from tests.conftest import DEMO, ROOT
 from tests.distributed.conftest import trivial_theorems, wait_gone, write_theorems
 
 #: Expansions per theorem when two runs are compared (the demo's proofs need few).
-EXPANSIONS = 6
+EXPANSIONS = 12
 SLOW_TACTIC = ["--generator", "tests.distributed.chaos:make", "--gen-option", "sleep=0.4"]
 
 

@@ -38,7 +38,7 @@ def test_a_wrong_request_fails_the_test_even_when_absorbed(tmp_path: Path) -> No
     # Not in the transcript: the replay exits 3, the backend restarts the REPL.
     session.apply(session.root, "apply Or.intro")
     lean.close()
-    with pytest.raises(AssertionError, match="exited 3: .*differs from the transcript"):
+    with pytest.raises(AssertionError, match=r"exited 3: .*differs from the transcript"):
         lean.verify()
 
 

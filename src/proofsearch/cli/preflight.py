@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from typing import Any
 
 from proofsearch.search.result import STARTUP_ERROR
@@ -38,13 +39,20 @@ def check_coq_folders(coq_args: list[str]) -> None:
             raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder. Fix: --coq-arg.")
 
 
-def preflight(prover: str, options: dict[str, Any]) -> None:
-    """Start one prover process, and stop it; raise :class:`StartupFailed` if it cannot."""
+def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
+    """Start one prover process, and stop it; raise :class:`StartupFailed` if it cannot.
+
+    With ``check``, Coq's re-checker (``coqc``) must be there too: without it every
+    proof found would be rejected.
+    """
     from proofsearch.env.base import EnvError
     from proofsearch.env.registry import make_prover
 
     if prover == "coq":
         check_coq_folders(list(options.get("args") or []))
+        coqc = str(options.get("coqc") or "coqc")
+        if check and shutil.which(coqc) is None:
+            raise StartupFailed(f"{coqc} not found: proofs cannot be re-checked. Fix: --coqc.")
     try:
         with make_prover(prover, options) as instance:
             instance.start()

@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     if todo:
         # Before the results file is touched: a prover that cannot start writes nothing.
         try:
-            preflight(args.prover, prover_opts)
+            preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
             print_error(console, str(exc))
             return EXIT_FAILURES
