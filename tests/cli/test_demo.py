@@ -12,7 +12,7 @@ from proofsearch.cli import main
 from proofsearch.data.theorems import load_theorems
 from tests.conftest import DEMO
 
-#: Theorems the default portfolio proves on the demo set within seconds each (measured:
+#: Theorems the default portfolio proves on the demo set within 150 expansions (measured:
 #: all but these three; rev_length and rev_involutive need library lemmas, and
 #: exists_witness needs a witness).
 NOT_EXPECTED = {"rev_length", "rev_involutive", "exists_witness"}
@@ -37,7 +37,10 @@ def test_search_proves_the_demo_and_check_agrees(
     tmp_path: Path, no_new_coq_processes: None
 ) -> None:
     out = tmp_path / "results.jsonl"
-    assert main(["search", str(DEMO), "--output", str(out), "--timeout", "15", "--quiet"]) == 0
+    # A budget of expansions, not seconds (add_comm needs 124 expansions, about 13 s here):
+    # what is proved must not depend on the machine's load. The timeout is a backstop.
+    budget = ["--max-expansions", "150", "--timeout", "600"]
+    assert main(["search", str(DEMO), "--output", str(out), *budget, "--quiet"]) == 0
     records = {r["name"]: r for r in map(json.loads, out.read_text().splitlines())}
     theorems = load_theorems(DEMO).theorems
     assert set(records) == {t.name for t in theorems}

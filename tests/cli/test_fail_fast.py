@@ -138,3 +138,22 @@ def test_messages_are_never_hard_wrapped(tmp_path: Path, columns: int) -> None:
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("stopped: "), done.stderr
     assert "0/4" not in done.stderr and "ETA" not in done.stderr, done.stderr
+
+
+def test_a_lean_repl_that_dies_at_once_stops_the_run(tmp_path: Path) -> None:
+    """It starts (the preflight passes) but never answers: nothing is written."""
+    theorems = tmp_path / "lean.jsonl"
+    theorems.write_text(
+        "".join(
+            json.dumps({"name": f"l{i}", "statement": f"theorem l{i} : {i} = {i} := by"}) + "\n"
+            for i in range(4)
+        )
+    )
+    out = tmp_path / "r.jsonl"
+    repl = f"{sys.executable} -c 'import sys; sys.exit(3)'"
+    done = search(str(theorems), "-o", str(out), "--prover", "lean", "--lean-repl", repl,
+                  "--lean-project", str(tmp_path), *FIXED)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "exited with code 3" in last and "--lean-repl" in last, done.stderr
+    assert out.read_text() == ""

@@ -43,7 +43,7 @@ from proofsearch.env.lean.config import LeanConfig
 from proofsearch.env.lean.guard import TacticRejected, check_tactic
 from proofsearch.env.lean.live import LiveRepl
 from proofsearch.env.lean.protocol import ErrorReply, Reply, TacticReply, TacticRequest
-from proofsearch.env.lean.repl import ReplError, ReplStartError, ReplTimeout
+from proofsearch.env.lean.repl import ReplDied, ReplError, ReplStartError, ReplTimeout
 from proofsearch.env.lean.statements import sorry_command
 from proofsearch.theorem import Theorem
 
@@ -172,18 +172,24 @@ class LeanProver(Prover):
             raise EnvError(str(exc)) from None
         self.repl.recycle_if_due()
         failure = ""
+        died_at_once = 0  # fresh processes that died on their first request
         for _ in range(2):
+            fresh = False
             try:
                 self.repl.begin()
+                fresh = self.requests == 0
                 proof_state, goal = self.repl.open_root(theorem.header, command)
             except ReplStartError as exc:
                 raise ProverStartError(f"cannot start the Lean REPL: {exc}") from None
             except ReplError as exc:  # died or garbled: once more in a fresh process
                 failure = str(exc)
+                died_at_once += fresh and isinstance(exc, ReplDied)
                 continue
             root = ProofState((goal,), state_key((goal,)), (), (self.generation, proof_state))
             return LeanSession(self, theorem, command, root)
-        raise EnvError(
+        # A REPL that never answers anything is a setting's fault, not the theorem's.
+        error = ProverStartError if died_at_once == 2 else EnvError
+        raise error(
             f"the Lean REPL failed twice while opening the theorem: {failure}"
             + _hint(failure, self.config)
         )
