@@ -33,6 +33,7 @@ def test_reference_proofs_compile(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # an expansion budget takes as long as the machine needs
 def test_search_proves_the_demo_and_check_agrees(
     tmp_path: Path, no_new_coq_processes: None
 ) -> None:
