@@ -7,7 +7,8 @@ sets ``func`` to a ``run(args) -> int`` function. Heavy imports (Ray, torch) hap
 Exit codes: 0 success (a ``search`` whose theorems end in ``error`` still succeeds: every
 theorem has a result); 1 the command found a failure (``check`` rejected a proof;
 ``report``, ``export`` or ``bench`` met bad lines or errors) or ``search`` could not go on
-(Ray or its workers would not start); 2 bad usage or bad input (unreadable or malformed
+(Ray or its workers would not start, or the prover cannot start: see
+:mod:`proofsearch.cli.preflight`); 2 bad usage or bad input (unreadable or malformed
 theorem file, unknown option); 130 interrupted (Ctrl-C).
 """
 
