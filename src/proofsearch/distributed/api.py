@@ -10,6 +10,8 @@ The constructor takes LeanAgent's arguments and maps them onto proofsearch's:
   raises, rather than silently running without retrieval.
 * ``num_workers``, ``num_gpus``, ``timeout``, ``max_expansions``,
   ``num_sampled_tactics`` as in LeanAgent (``num_workers=1`` runs in-process).
+* ``address`` (proofsearch's own) or ``RAY_ADDRESS`` -> a Ray cluster to join, as the
+  CLI's ``--address`` joins it (token authentication included); otherwise a local one.
 * ``raid_dir`` -> Ray's temporary folder (LeanAgent sets ``RAY_TMPDIR`` from it);
   ``checkpoint_dir`` -> where ``results.jsonl`` is kept, so a call that is interrupted
   and made again resumes instead of starting over; ``debug`` -> Ray's logs shown.
@@ -73,6 +75,9 @@ class DistributedProver:
     checkpoint_dir: str | None = None
     debug: bool = False
     #: proofsearch's own options beyond LeanAgent's.
+    #: A Ray cluster to join (``HOST:PORT`` of ``ray start --head``); ``None``:
+    #: ``RAY_ADDRESS`` or, failing that, a local cluster. Joined like ``--address``.
+    address: str | None = None
     prover: str = "coq"
     prover_options: dict[str, Any] = field(default_factory=dict)
     #: A generator by name (``portfolio``, ``openai``, ...) instead of LeanAgent's
@@ -145,7 +150,7 @@ class DistributedProver:
             theorems = [t if t.header else dataclasses.replace(t, header=header) for t in theorems]
         options = DistributionOptions(
             workers=self.num_workers,
-            ray=RayOptions(tmpdir=self.raid_dir, verbose=self.debug),
+            ray=RayOptions(address=self.address, tmpdir=self.raid_dir, verbose=self.debug),
             num_gpus=float(self.num_gpus),
         )
         if self.checkpoint_dir is None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proofsearch.distributed.ray_auth import AUTH_MODE_VAR, ClusterAuthError, follow_cluster_auth
 from proofsearch.distributed.watchdog import Watchdog
 
 #: AF_UNIX socket paths are limited to 107 bytes plus the terminating NUL.
@@ -75,7 +76,12 @@ def _quiet_ray() -> None:
 
 @contextmanager
 def ray_session(options: RayOptions) -> Iterator[bool]:
-    """Start or join Ray for the duration of the block; yields whether it was started here."""
+    """Start or join Ray for the duration of the block; yields whether it was started here.
+
+    A cluster is joined in its own authentication mode (see :mod:`.ray_auth`).
+    ``RAY_AUTH_MODE`` is as it was before once the block ends: Ray's own ``ray.init()``
+    of a local cluster sets it for the whole process.
+    """
     import ray
 
     if ray.is_initialized():
@@ -93,21 +99,36 @@ def ray_session(options: RayOptions) -> Iterator[bool]:
         "log_to_driver": options.verbose,
         "include_dashboard": False,
     }
-    watchdog = None if address else Watchdog()
-    try:
-        with _stderr_to_log(not options.verbose):
-            _init(address, options, common)
-    except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
-        if watchdog is not None:
-            watchdog.close()
-        where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
-        raise RaySetupError(f"cannot start or join {where}: {exc}") from exc
-    try:
+    where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+    with ExitStack() as stack:
+        stack.callback(_restore_auth_mode, os.environ.get(AUTH_MODE_VAR))
+        if not address:
+            stack.enter_context(closing(Watchdog()))
+        try:
+            with _stderr_to_log(not options.verbose):
+                if address:
+                    stack.enter_context(follow_cluster_auth(address))
+                _init(address, options, common)
+        except ClusterAuthError as exc:
+            raise RaySetupError(f"cannot join {where}: {exc}") from exc
+        except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
+            raise RaySetupError(f"cannot start or join {where}: {exc}") from exc
+        stack.callback(ray.shutdown)
         yield address is None
-    finally:
-        ray.shutdown()
-        if watchdog is not None:
-            watchdog.close()
+
+
+def _restore_auth_mode(previous: str | None) -> None:
+    if os.environ.get(AUTH_MODE_VAR) == previous:
+        return
+    if previous is None:
+        os.environ.pop(AUTH_MODE_VAR, None)
+    else:
+        os.environ[AUTH_MODE_VAR] = previous
+    try:
+        from ray._raylet import Config
+    except ImportError:  # pragma: no cover - a Ray without this binding
+        return
+    Config.initialize("")
 
 
 @contextmanager
