@@ -1,5 +1,6 @@
-"""Engine benchmark: tactic applications/s per worker, prover share, 1-vs-2-worker scaling,
-dispatch overhead. Prints figures and writes them to OUT/engine.json.
+"""Engine benchmark: tactic applications/s per worker, prover share, 1-vs-2-worker scaling
+(one local Ray cluster, and 2 nodes started with ``ray start``), dispatch overhead.
+Prints figures and writes them to OUT/engine.json.
 
     python benchmarks/engine.py --out out/bench        (run inside a network namespace:
                                                         it starts Ray)
@@ -13,11 +14,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from proofsearch.data.theorems import load_theorems
+from proofsearch.devcluster import RayStartCluster
 from proofsearch.distributed.ray_setup import RayOptions, ray_session
 from proofsearch.distributed.run import DistributionOptions, run_search
 from proofsearch.distributed.spec import WorkerSpec
@@ -93,7 +97,11 @@ class _Clock:
 
 
 def throughput(
-    spec: WorkerSpec, theorems: list[Theorem], workers: int, on_ray: bool
+    spec: WorkerSpec,
+    theorems: list[Theorem],
+    workers: int,
+    on_ray: bool,
+    ray: RayOptions | None = None,
 ) -> dict[str, Any]:
     """Whole-run and steady-state rates.
 
@@ -101,7 +109,7 @@ def throughput(
     the workers (a Ray worker process costs seconds of CPU to start here), which a long
     run pays once.
     """
-    options = DistributionOptions(workers=workers, force_ray=on_ray)
+    options = DistributionOptions(workers=workers, force_ray=on_ray, ray=ray or RayOptions())
     clock = _Clock()
     start = time.perf_counter()
     results = run_search(spec, theorems, options, events=clock)
@@ -110,6 +118,22 @@ def throughput(
     first, last = clock.times[workers - 1], clock.times[-1]
     figures["steady_theorems_per_min"] = round((len(results) - workers) / (last - first) * 60, 1)
     return figures
+
+
+def ray_start_nodes(spec: WorkerSpec, theorems: list[Theorem], repeats: int) -> dict[str, Any]:
+    """2 workers over a 2-node ``ray start`` cluster (one CPU each), joined as users join.
+
+    The same workload as the in-process ``ray_2`` case: what separate ``ray start``
+    nodes cost (a raylet and an object store each, token authentication) on one machine.
+    """
+    with RayStartCluster() as cluster:
+        cluster.start_head(num_cpus=1)
+        cluster.add_node(num_cpus=1)
+        token = cluster.home / ".ray" / "auth_token"
+        joined = RayOptions(address=cluster.address)
+        # The cluster's token, named by the variable Ray documents for it.
+        with patch.dict(os.environ, {"RAY_AUTH_TOKEN_PATH": str(token)}), ray_session(joined):
+            return best(lambda: throughput(spec, theorems, 2, True, joined), repeats)
 
 
 def best(run: Any, repeats: int) -> dict[str, Any]:
@@ -166,10 +190,12 @@ def main() -> None:
         one = best(lambda: throughput(spec, theorems, 1, on_ray=True), args.repeats)
         two = best(lambda: throughput(spec, theorems, 2, on_ray=True), args.repeats)
         dispatch_ray = throughput(trivial_spec, trivial, 2, on_ray=True)
+    two_nodes = ray_start_nodes(spec, theorems, args.repeats)
     figures["scaling"] = {
         "in_process_1": in_process,
         "ray_1": one,
         "ray_2": two,
+        "ray_start_2_nodes": two_nodes,
         "ratio_2_vs_1_ray": round(two["theorems_per_min"] / one["theorems_per_min"], 2),
         "steady_ratio_2_vs_1_ray": round(
             two["steady_theorems_per_min"] / one["steady_theorems_per_min"], 2
@@ -177,8 +203,11 @@ def main() -> None:
         "ratio_2_ray_vs_1_in_process": round(
             two["theorems_per_min"] / in_process["theorems_per_min"], 2
         ),
+        "ratio_ray_start_2_nodes_vs_ray_2": round(
+            two_nodes["theorems_per_min"] / two["theorems_per_min"], 2
+        ),
     }
-    for label in ("in_process_1", "ray_1", "ray_2"):
+    for label in ("in_process_1", "ray_1", "ray_2", "ray_start_2_nodes"):
         print(f"   {label}:")
         _show(figures["scaling"][label], indent="      ")
     print(f"   2-worker / 1-worker (both on Ray): {figures['scaling']['ratio_2_vs_1_ray']}")
@@ -188,6 +217,10 @@ def main() -> None:
     )
     print(
         f"   2 workers on Ray / 1 in-process:   {figures['scaling']['ratio_2_ray_vs_1_in_process']}"
+    )
+    print(
+        "   2 workers on 2 `ray start` nodes / 2 on one local cluster: "
+        f"{figures['scaling']['ratio_ray_start_2_nodes_vs_ray_2']}"
     )
     figures["dispatch"] = {"in_process": dispatch_local, "ray_2_workers": dispatch_ray}
     print("3. dispatch overhead (60 one-step theorems)")

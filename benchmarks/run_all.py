@@ -202,6 +202,8 @@ def main() -> int:
             "| the same, steady state (workers started) | "
             f"{scaling['steady_ratio_2_vs_1_ray']} |",
             f"| 2 workers (Ray) / 1 in-process | {scaling['ratio_2_ray_vs_1_in_process']} |",
+            "| 2 workers on 2 `ray start` nodes / 2 on one local cluster | "
+            f"{scaling.get('ratio_ray_start_2_nodes_vs_ray_2', 'not run')} |",
             "| dispatch overhead, Ray, ms/theorem | "
             f"{figures['dispatch']['ray_2_workers']['dispatch_overhead_ms_per_theorem']} |",
         ]  # fmt: skip

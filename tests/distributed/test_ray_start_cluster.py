@@ -219,3 +219,23 @@ def test_stopping_the_cluster_leaves_no_process_of_the_runs(
     cluster.stop()
     left = cluster.leftovers()
     assert not left, [(p.pid, p.name()) for p in left]
+
+
+def test_a_cluster_without_authentication_is_joined_without_it(tmp_path: Path) -> None:
+    """No token on the head: ``ray start --head`` leaves authentication off, and so does
+    proofsearch; a ``RAY_AUTH_MODE=token`` here is refused with the reason (Ray cannot mix
+    the modes: the actors would fail)."""
+    theorems = trivial_theorems(2, "o")
+    path = write_theorems(tmp_path / "t.jsonl", theorems)
+    with RayStartCluster(token=False) as open_cluster:
+        open_cluster.start_head(num_cpus=2)
+        args = ("--address", open_cluster.address, *FIXED)
+        done = search(open_cluster, path, tmp_path / "r.jsonl", *args)
+        assert done.returncode == 0, done.stderr
+        assert_each_proved_once(tmp_path / "r.jsonl", {t.name for t in theorems})
+        refused = search(open_cluster, path, tmp_path / "r2.jsonl", *args, RAY_AUTH_MODE="token")
+        assert refused.returncode == 1
+        message = " ".join(refused.stderr.split())
+        assert "runs without token authentication, but RAY_AUTH_MODE=token is set" in message
+        open_cluster.stop()
+        assert not open_cluster.leftovers()

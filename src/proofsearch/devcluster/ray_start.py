@@ -32,8 +32,6 @@ from typing import Any
 import psutil
 
 MARKER = "PROOFSEARCH_RAY_NODE"
-#: Variables of the caller that would change how Ray joins or authenticates.
-_RAY_CLIENT_VARS = ("RAY_ADDRESS", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
 
 class ClusterStartError(Exception):
@@ -89,8 +87,8 @@ class RayStartCluster:
 
     def user_env(self, **extra: str) -> dict[str, str]:
         """The environment of a user's shell on this cluster's machine: its ``HOME``, no
-        Ray address or authentication variables, plus ``extra``."""
-        env = {k: v for k, v in os.environ.items() if k not in _RAY_CLIENT_VARS}
+        ``RAY_*`` variable (the caller's own Ray, if any, set some), plus ``extra``."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
         env.update(self.extra_env)
         env.update(HOME=str(self.home), **{MARKER: f"{self.root}:client"})
         env.update(extra)

@@ -71,6 +71,9 @@ def gcs_address(address: str) -> str | None:
             f"no running Ray cluster found for address {address!r}: start one with "
             "`ray start --head --port=6379`, or give its HOST:PORT"
         )
+    port = resolved.rpartition(":")[2]
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterAuthError(f"{address!r}: the port must be a number from 1 to 65535")
     return resolved
 
 
@@ -121,7 +124,7 @@ def _cluster_mode(address: str, user_mode: str | None) -> str | None:
     if not wants_token:
         if explicit == "token":
             raise ClusterAuthError(
-                f"the Ray cluster at {address} runs without token authentication, but "
+                "the cluster runs without token authentication, but "
                 f"{AUTH_MODE_VAR}=token is set here, and Ray cannot mix the two (actors "
                 "fail). Either start the cluster with authentication (a token in "
                 "~/.ray/auth_token on the head, then `ray start --head`), or unset "
@@ -130,7 +133,7 @@ def _cluster_mode(address: str, user_mode: str | None) -> str | None:
         return user_mode
     if user_mode is not None and explicit != "token":
         raise ClusterAuthError(
-            f"the Ray cluster at {address} requires token authentication, but "
+            "the cluster requires token authentication, but "
             f"{AUTH_MODE_VAR}={user_mode} is set here. Unset {AUTH_MODE_VAR} (proofsearch "
             "then follows the cluster), or set it to token."
         )
@@ -138,12 +141,12 @@ def _cluster_mode(address: str, user_mode: str | None) -> str | None:
     missing = _missing_token()
     if missing:
         raise ClusterAuthError(
-            f"the Ray cluster at {address} requires token authentication, and no token "
+            "the cluster requires token authentication, and no token "
             f"was found here ({missing}). {SHARE_TOKEN}"
         )
     if not _accepted(address, "token"):
         raise ClusterAuthError(
-            f"the Ray cluster at {address} rejected the token from {token_source()}: it "
+            f"the cluster rejected the token from {token_source()}: it "
             f"is not the token the cluster was started with. {SHARE_TOKEN}"
         )
     return "token"
@@ -183,8 +186,8 @@ def _accepted(address: str, mode: str) -> bool:
         return False
     except RayError as exc:
         raise ClusterAuthError(
-            f"the Ray cluster at {address} accepts connections but does not answer as a "
-            f"Ray head ({exc}): check that the port is the head's `ray start --port`"
+            f"{address} accepts connections but does not answer as a Ray head ({exc}): "
+            "check that the port is the head's `ray start --port`"
         ) from exc
     return True
 
