@@ -3,8 +3,9 @@
 A local cluster is started on 127.0.0.1 with a small object store (results are small)
 and shut down by the run that started it; a cluster given by ``--address`` or
 ``RAY_ADDRESS`` is only joined and left, in its own authentication mode (token or none,
-found out by :mod:`.ray_auth`, which also names the cause of a failed join). Ray's own output (worker-death notices from
-the raylet, C++ warnings) is kept out of the progress display unless ``--verbose``.
+found out by :mod:`.ray_auth`, which also names the cause of a failed join). Ray's own
+output (worker-death notices from the raylet, C++ warnings) is kept out of the progress
+display unless ``--verbose``.
 """
 
 from __future__ import annotations
