@@ -178,7 +178,7 @@ def test_losing_a_node_mid_run_loses_nothing_and_repeats_nothing(
     cluster: RayStartCluster, tmp_path: Path
 ) -> None:
     lost = next(name for name, node in cluster.nodes.items() if not node.head)
-    theorems = trivial_theorems(12, "n")
+    theorems = trivial_theorems(16, "n")
     path, out = write_theorems(tmp_path / "t.jsonl", theorems), tmp_path / "r.jsonl"
     before = known_actors(cluster)
     lost_id = cluster.state()["nodes"][lost]["node_id"]

@@ -78,6 +78,7 @@ class RayStartCluster:
         self.system_config = dict(system_config or {})
         self.extra_env = dict(env or {})
         self.nodes: dict[str, StartedNode] = {}
+        self._started = 0  # nodes ever started: new nodes get new names and folders
         self._ray = str(Path(sys.executable).with_name("ray"))
 
     @property
@@ -106,7 +107,7 @@ class RayStartCluster:
         Ray's ``ray start --address`` sends the token only with ``RAY_AUTH_MODE=token``
         (``ray start --head`` and proofsearch find out for themselves).
         """
-        name = name or f"node{len(self.nodes) + 1}"
+        name = name or f"node{self._started + 1}"
         auth = {"RAY_AUTH_MODE": "token"} if self._has_token() else {}
         return self._start(name, num_cpus, [f"--address={self.address}"], auth)
 
@@ -131,7 +132,8 @@ class RayStartCluster:
             raise ClusterStartError(
                 f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
             )
-        node = StartedNode(name, temp_dir, port, head=not self.nodes)
+        node = StartedNode(name, temp_dir, port, head=not self._started)
+        self._started += 1
         self.nodes[name] = node
         return node
 
