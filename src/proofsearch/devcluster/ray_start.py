@@ -182,7 +182,7 @@ class RayStartCluster:
             psutil.wait_procs(alive, timeout=2)
         self.nodes.clear()
 
-    def leftovers(self, timeout: float = 10.0) -> list[psutil.Process]:
+    def leftovers(self, timeout: float = 30.0) -> list[psutil.Process]:
         """This cluster's processes still alive ``timeout`` seconds from now at the latest."""
         left = self.processes()
         _, alive = psutil.wait_procs(left, timeout=timeout)
