@@ -79,6 +79,7 @@ class RayStartCluster:
         self.extra_env = dict(env or {})
         self.nodes: dict[str, StartedNode] = {}
         self._started = 0  # nodes ever started: new nodes get new names and folders
+        self._stopped: list[psutil.Process] = []
         self._ray = str(Path(sys.executable).with_name("ray"))
 
     @property
@@ -171,6 +172,7 @@ class RayStartCluster:
         """
         from ray.autoscaler._private.constants import RAY_PROCESSES
 
+        everything = self.processes()
         rounds = [RAY_PROCESSES[:1], RAY_PROCESSES[1:-1], RAY_PROCESSES[-1:]]
         for patterns in rounds:
             targets = [p for p in self.processes() if _matches(p, patterns)]
@@ -180,13 +182,24 @@ class RayStartCluster:
             for process in alive:
                 _signal(process, signal.SIGKILL)
             psutil.wait_procs(alive, timeout=2)
+        self._stopped.extend(everything)
+        self._reap()
         self.nodes.clear()
+
+    def _reap(self) -> None:
+        """Collect the exit status of stopped processes that were re-parented to this one.
+
+        Where the caller is a child subreaper (the test suite is), the nodes' processes
+        become its children when ``ray start`` exits; unreaped, they would stay zombies.
+        """
+        psutil.wait_procs(self._stopped, timeout=0)
 
     def leftovers(self, timeout: float = 30.0) -> list[psutil.Process]:
         """This cluster's processes still alive ``timeout`` seconds from now at the latest."""
         left = self.processes()
         _, alive = psutil.wait_procs(left, timeout=timeout)
-        return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        self._reap()
+        return [p for p in alive if _running(p)]
 
     def state(self) -> dict[str, Any]:
         """Nodes and actors as the cluster's GCS knows them, asked by a user's process.
@@ -231,6 +244,13 @@ def _matches(process: psutil.Process, patterns: Iterable[list[Any]]) -> bool:
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return False
     return any(keyword in (name if by_name else command) for keyword, by_name in patterns)
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _signal(process: psutil.Process, signum: int) -> None:
