@@ -139,19 +139,23 @@ class RayStartCluster:
         return node
 
     def processes(self, node: str | None = None) -> list[psutil.Process]:
-        """Live processes of this cluster (or of one node, or ``"client"``: the users')."""
+        """Live processes of this cluster (or of one node, or ``"client"``: the users').
+
+        Those that carry the marker, and everything below them: a process that sets its
+        title (Ray's agents do) can overwrite the environment that /proc shows.
+        """
         wanted = f"{self.root}:{node}" if node else None
-        found = []
+        found: dict[int, psutil.Process] = {}
         for process in psutil.process_iter():
             try:
                 value = process.environ().get(MARKER, "")
-                if process.status() == psutil.STATUS_ZOMBIE:
-                    continue
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
             if value == wanted or (wanted is None and value.startswith(f"{self.root}:")):
-                found.append(process)
-        return found
+                found[process.pid] = process
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    found.update((p.pid, p) for p in process.children(recursive=True))
+        return [p for p in found.values() if _running(p)]
 
     def kill_node(self, name: str) -> int:
         """The node's machine is lost: SIGKILL every process of the node; how many there were."""
@@ -172,19 +176,25 @@ class RayStartCluster:
         """
         from ray.autoscaler._private.constants import RAY_PROCESSES
 
-        everything = self.processes()
+        self._stopped.extend(self.processes())
         rounds = [RAY_PROCESSES[:1], RAY_PROCESSES[1:-1], RAY_PROCESSES[-1:]]
         for patterns in rounds:
-            targets = [p for p in self.processes() if _matches(p, patterns)]
+            targets = [p for p in self._known() if _matches(p, patterns)]
             for process in targets:
                 _signal(process, signal.SIGTERM)
             _, alive = psutil.wait_procs(targets, timeout=grace / len(rounds))
             for process in alive:
                 _signal(process, signal.SIGKILL)
             psutil.wait_procs(alive, timeout=2)
-        self._stopped.extend(everything)
         self._reap()
         self.nodes.clear()
+
+    def _known(self) -> list[psutil.Process]:
+        """Live processes of the cluster now, and those seen when it was being stopped
+        (a Ray agent whose raylet is gone carries no sign of the cluster any more)."""
+        known = {p.pid: p for p in self._stopped if _running(p)}
+        known.update((p.pid, p) for p in self.processes())
+        return list(known.values())
 
     def _reap(self) -> None:
         """Collect the exit status of stopped processes that were re-parented to this one.
@@ -196,7 +206,7 @@ class RayStartCluster:
 
     def leftovers(self, timeout: float = 30.0) -> list[psutil.Process]:
         """This cluster's processes still alive ``timeout`` seconds from now at the latest."""
-        left = self.processes()
+        left = self._known()
         _, alive = psutil.wait_procs(left, timeout=timeout)
         self._reap()
         return [p for p in alive if _running(p)]
@@ -247,8 +257,9 @@ def _matches(process: psutil.Process, patterns: Iterable[list[Any]]) -> bool:
 
 
 def _running(process: psutil.Process) -> bool:
+    """Alive, not a zombie, and still the process it was (not a reused pid)."""
     try:
-        return process.status() != psutil.STATUS_ZOMBIE
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
 
