@@ -3,8 +3,9 @@
 Why not ``ray stop``: it stops every Ray process of the machine (it scans them all by
 name), including other clusters that share the machine. Every process this cluster
 starts carries ``PROOFSEARCH_RAY_NODE=<folder>:<node>`` in its environment (Ray's
-processes pass their environment on to the workers and the workers to the provers), so
-:meth:`RayStartCluster.stop` can do what ``ray stop`` does (SIGTERM to the raylets, then
+processes pass their environment on to the workers and the workers to the provers;
+what sets its title may overwrite it, so everything below a marked process counts too),
+so :meth:`RayStartCluster.stop` can do what ``ray stop`` does (SIGTERM to the raylets, then
 the other Ray processes, then the GCS, SIGKILL after a grace period) to this cluster
 only, and :meth:`RayStartCluster.leftovers` can list whatever survived it.
 
