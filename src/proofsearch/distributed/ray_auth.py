@@ -31,8 +31,9 @@ TOKEN_VAR = "RAY_AUTH_TOKEN"
 TOKEN_PATH_VAR = "RAY_AUTH_TOKEN_PATH"
 #: Seconds to wait for the head's port to accept a connection.
 CONNECT_TIMEOUT = 5.0
-#: Milliseconds for the GCS's answer to the authentication question.
-PROBE_TIMEOUT_MS = 5000
+#: Milliseconds for the GCS's answer to the authentication question. A head answers in
+#: milliseconds, a loaded one in seconds; only a port that is not a Ray head waits it out.
+PROBE_TIMEOUT_MS = 15000
 
 #: How to share the head's token; ends every token error.
 SHARE_TOKEN = (
