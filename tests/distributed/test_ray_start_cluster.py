@@ -62,9 +62,9 @@ def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def prover_actors(cluster: RayStartCluster, before: set[str]) -> list[dict[str, Any]]:
-    """The prover actors the cluster's GCS knows of that were not in ``before``."""
-    actors = cluster.state()["actors"]
+def prover_actors(state: dict[str, Any], before: set[str]) -> list[dict[str, Any]]:
+    """The prover actors in the cluster's ``state`` that were not in ``before``."""
+    actors = state["actors"]
     return [a for a in actors if a["class"] == "ProverActor" and a["actor_id"] not in before]
 
 
@@ -89,7 +89,8 @@ def assert_each_proved_once(out: Path, names: set[str]) -> None:
 def test_search_address_joins_token_cluster_and_uses_both_nodes(
     cluster: RayStartCluster, tmp_path: Path
 ) -> None:
-    assert (cluster.home / ".ray" / "auth_token").exists()  # the head is in token mode
+    # The head found this token at start; that it requires it is the "no token" case below.
+    assert (cluster.home / ".ray" / "auth_token").exists()
     theorems = trivial_theorems(8, "a")
     path = write_theorems(tmp_path / "t.jsonl", theorems)
     before = known_actors(cluster)
@@ -99,7 +100,7 @@ def test_search_address_joins_token_cluster_and_uses_both_nodes(
     state = cluster.state()
     node_ids = {state["nodes"][name]["node_id"] for name in cluster.nodes}
     assert len(node_ids) == 2
-    assert {a["node_id"] for a in prover_actors(cluster, before)} == node_ids
+    assert {a["node_id"] for a in prover_actors(state, before)} == node_ids
     assert_cluster_up(cluster)
 
 
@@ -135,7 +136,7 @@ def test_distributed_prover_joins_the_same_cluster(cluster: RayStartCluster) -> 
     assert done.returncode == 0, done.stderr
     statuses = json.loads(done.stdout.strip().splitlines()[-1])
     assert statuses == {f"p{i}": "proved" for i in range(4)}
-    assert len(prover_actors(cluster, before)) == 2
+    assert len(prover_actors(cluster.state(), before)) == 2
     assert_cluster_up(cluster)
 
 
@@ -200,7 +201,7 @@ def test_losing_a_node_mid_run_loses_nothing_and_repeats_nothing(
         if run.poll() is None:
             run.kill()
     assert_each_proved_once(out, {t.name for t in theorems})
-    actors = prover_actors(cluster, before)
+    actors = prover_actors(cluster.state(), before)
     # The lost node's actor is dead, and the pool started another in its place.
     assert any(a["node_id"] == lost_id and a["state"] == "DEAD" for a in actors)
     assert len(actors) >= 3
