@@ -45,28 +45,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofsearch.env.coq import vernac
 from proofsearch.env.coq.checker import parse_assumptions
 from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentences
+from proofsearch.env.coq.vernac import Scope, ScopeStack, command_of
 
 #: Keywords that state a lemma with a proof (``Example`` is left out: stdlib examples
 #: are tests, not lemmas; ``Definition``/``Let``/``Instance`` with tactic bodies build
 #: data, whose transparency later lemmas may rely on).
-LEMMA_KEYWORDS = frozenset(
-    {"Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition", "Property"}
-)
+LEMMA_KEYWORDS = vernac.LEMMA_KEYWORDS
 
-#: Words that may precede the keyword of a command.
-_PREFIXES = frozenset(
-    {"Local", "Global", "Polymorphic", "Monomorphic", "Program", "Cumulative", "NonCumulative"}
-)
-
-#: Sentences that end a proof.
-_ENDERS = {"Qed": "qed", "Defined": "defined", "Admitted": "admitted", "Abort": "aborted"}
-
-_IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
-_WORD = re.compile(_IDENT)
-_ATTRIBUTES = re.compile(r"#\[[^\]]*\]\s*")
-_WITH_DEFINITION = re.compile(r"\bwith\s+(?:Module|Definition)\s+[\w.']+\s*:=")
+_PREFIXES = vernac.PREFIXES
+_ENDERS = vernac.PROOF_ENDERS
+_IDENT = vernac.IDENT
 _MUTUAL = re.compile(rf"\bwith\s+{_IDENT}\s*[(:{{]")
 #: The module name coqc gives the compiled check file (a plain identifier that no
 #: stdlib file uses).
@@ -108,106 +99,6 @@ VALIDATION_REASONS: dict[str, str] = {
 
 
 # -- parsing ---------------------------------------------------------------------
-
-
-def strip_comments(text: str) -> str:
-    """``text`` with comments (nested) and string contents blanked, for classifying."""
-    out: list[str] = []
-    i, n, depth = 0, len(text), 0
-    while i < n:
-        if text.startswith("(*", i):
-            depth += 1
-            i += 2
-            continue
-        if depth and text.startswith("*)", i):
-            depth -= 1
-            i += 2
-            out.append(" ")
-            continue
-        char = text[i]
-        if char == '"':
-            end = i + 1
-            while end < n and not (text[end] == '"' and text[end + 1 : end + 2] != '"'):
-                end += 2 if text[end] == '"' else 1
-            if not depth:
-                out.append('""')
-            i = end + 1
-            continue
-        if not depth:
-            out.append(char)
-        i += 1
-    return "".join(out)
-
-
-@dataclass(frozen=True)
-class Command:
-    """A sentence's command word (after attributes and ``Local``/``Program``...)."""
-
-    word: str
-    words: tuple[str, ...]
-    bare: str
-
-
-def command_of(sentence: str) -> Command:
-    """Classify a sentence by its first words, ignoring attributes and prefixes."""
-    bare = strip_comments(sentence).strip()
-    rest = bare
-    while True:
-        match = _ATTRIBUTES.match(rest)
-        if not match:
-            break
-        rest = rest[match.end() :]
-    words = _WORD.findall(rest[:400])
-    while words and words[0] in _PREFIXES:
-        words = words[1:]
-    if not rest[:1].isalpha():
-        words = []
-    return Command(words[0] if words else "", tuple(words), bare)
-
-
-@dataclass(frozen=True)
-class Scope:
-    """An open ``Section`` or ``Module`` (``kind``: section, module, module_type, functor).
-
-    ``index`` is the sentence that opened it. ``unsealed`` is set for a module with a
-    signature (``Module Z <: ZAxiomsSig.``): closing it right after a lemma fails
-    because the signature's later fields are still missing, so a header that ends
-    inside it opens the module without the signature (which changes nothing inside).
-    """
-
-    kind: str
-    name: str
-    index: int = -1
-    unsealed: str | None = None
-
-
-def _scope_of(command: Command, index: int = -1) -> Scope | None:
-    """The scope a ``Section``/``Module`` sentence opens, or None if it opens none."""
-    words = command.words
-    if command.word == "Section" and len(words) >= 2:
-        return Scope("section", words[1], index)
-    if command.word != "Module" or len(words) < 2:
-        return None
-    # ``S with Definition t := u`` constrains a signature; only a remaining ``:=``
-    # gives the module a body (and then it opens no scope).
-    if ":=" in _WITH_DEFINITION.sub("with ", command.bare):
-        return None
-    kind = "module"
-    index_word = 1
-    if words[1] == "Type":
-        kind, index_word = "module_type", 2
-    elif words[1] in ("Import", "Export"):
-        index_word = 2
-    if index_word >= len(words):
-        return None
-    name = words[index_word]
-    after = command.bare.split(name, 1)[1].lstrip() if name in command.bare else ""
-    if kind == "module" and after.startswith("("):
-        kind = "functor"
-    unsealed = None
-    if kind == "module" and after[:1] in (":", "<"):
-        unsealed = " ".join(["Module", *words[1:index_word], name]) + "."
-    return Scope(kind, name, index, unsealed)
 
 
 @dataclass
@@ -325,10 +216,6 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _statement_ident(command: Command) -> str:
-    return command.words[1] if len(command.words) >= 2 else ""
-
-
 def _reference_proof(
     text: str, sentences: Sequence[Sentence], start: int
 ) -> tuple[str, str, int] | str:
@@ -350,10 +237,7 @@ def _reference_proof(
             return f"exact ({term}).", "term", body
     for index in range(body, len(sentences)):
         command = command_of(sentences[index].text)
-        if command.word in _ENDERS and command.bare.rstrip(".").strip() in (
-            command.word,
-            "Abort All",
-        ):
+        if vernac.is_proof_ender(command):
             proof = (
                 text[sentences[body].start : sentences[index].start].strip()
                 if (index > body)
@@ -388,26 +272,18 @@ def extract_file(path: Path, root: Path) -> Extraction:
             line = _line_of(text, match.start())
             result.skipped.append(Skipped(relative, line, match.group(1), "unsplittable_file"))
         return result
-    scopes: list[Scope] = []
-    broken = False
+    stack = ScopeStack()
     seen: set[str] = set()
     index = 0
     while index < len(sentences):
         sentence = sentences[index]
         command = command_of(sentence.text)
-        if command.word == "End" and len(command.words) >= 2:
-            if scopes and scopes[-1].name == command.words[1]:
-                scopes.pop()
-            else:
-                broken = True
-        elif command.word in ("Section", "Module"):
-            scope = _scope_of(command, index)
-            if scope is not None:
-                scopes.append(scope)
+        stack.apply(command, index)
+        scopes = stack.scopes
         if command.word not in LEMMA_KEYWORDS:
             index += 1
             continue
-        ident = _statement_ident(command)
+        ident = command.ident
         line = _line_of(text, sentence.start)
         kinds = {s.kind for s in scopes}
         reason: str | None = None
@@ -417,7 +293,7 @@ def extract_file(path: Path, root: Path) -> Extraction:
             reason = "in_module_type"
         elif "functor" in kinds:
             reason = "in_functor"
-        elif broken:
+        elif stack.broken:
             reason = "unbalanced_end"
         elif _MUTUAL.search(command.bare):
             reason = "mutual"
@@ -923,18 +799,10 @@ def declares(header: str, qualid: str) -> bool:
         rf"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:{'|'.join(_PREFIXES)})\s+)*(?:{_DECLARING})\s+"
         rf"{re.escape(ident)}(?![A-Za-z0-9_'])"
     )
-    scopes: list[Scope] = []
+    stack = ScopeStack()
     for sentence in split_sentences(header):
         command = command_of(sentence.text)
-        if command.word == "End" and len(command.words) >= 2:
-            if scopes and scopes[-1].name == command.words[1]:
-                scopes.pop()
-        elif command.word in ("Section", "Module"):
-            scope = _scope_of(command)
-            if scope is not None:
-                scopes.append(scope)
-        if pattern.match(command.bare):
-            path = [scope.name for scope in scopes if scope.kind != "section"]
-            if path == modules:
-                return True
+        stack.apply(command)
+        if pattern.match(command.bare) and stack.module_path() == modules:
+            return True
     return False

@@ -1,0 +1,241 @@
+"""What a Coq sentence is, read from its text: its command word, and the scopes it opens.
+
+Shared by everything that reads ``.v`` files without running them (the stdlib
+benchmark's extraction, the header leak check) and by the tracer, which runs them but
+still needs to know, before sending a sentence, whether it may declare something or end
+a proof, and which ``Section``/``Module`` it sits in. The classification looks only at
+the first words of a sentence (after attributes and ``Local``/``Program``...): it never
+has to understand terms.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
+_WORD = re.compile(IDENT)
+_ATTRIBUTES = re.compile(r"#\[[^\]]*\]\s*")
+_WITH_DEFINITION = re.compile(r"\bwith\s+(?:Module|Definition)\s+[\w.']+\s*:=")
+
+#: Words that may precede the keyword of a command.
+PREFIXES = frozenset(
+    {"Local", "Global", "Polymorphic", "Monomorphic", "Program", "Cumulative", "NonCumulative"}
+)
+
+#: Keywords that state a lemma with a proof.
+LEMMA_KEYWORDS = frozenset(
+    {"Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition", "Property"}
+)
+
+#: Sentences that end a proof, and what they make of it.
+PROOF_ENDERS = {"Qed": "qed", "Defined": "defined", "Admitted": "admitted", "Abort": "aborted"}
+
+#: Commands that may declare constants, by the kind their main name gets in a trace.
+DECLARING_KINDS: dict[str, str] = {
+    **dict.fromkeys(LEMMA_KEYWORDS, "Lemma"),
+    "Theorem": "Theorem",
+    "Example": "Lemma",
+    "Goal": "Lemma",
+    "Definition": "Definition",
+    "Let": "Definition",
+    "Function": "Fixpoint",
+    "Fixpoint": "Fixpoint",
+    "CoFixpoint": "CoFixpoint",
+    "Inductive": "Inductive",
+    "Variant": "Inductive",
+    "CoInductive": "CoInductive",
+    "Record": "Record",
+    "Structure": "Record",
+    "Class": "Record",
+    "Instance": "Instance",
+    "Existing": "Other",
+    "Axiom": "Axiom",
+    "Axioms": "Axiom",
+    "Conjecture": "Axiom",
+    "Parameter": "Parameter",
+    "Parameters": "Parameter",
+    "Hypothesis": "Parameter",
+    "Hypotheses": "Parameter",
+    "Variable": "Parameter",
+    "Variables": "Parameter",
+    "Scheme": "Scheme",
+    "Combined": "Scheme",
+    "Derive": "Definition",
+    "Equations": "Definition",
+    "Add": "Other",
+    "Next": "Lemma",
+    "Obligation": "Lemma",
+    "Canonical": "Definition",
+    "Coercion": "Definition",
+    "Declare": "Other",
+}
+
+#: Commands that may appear inside a proof but are not tactics (``Proof``, queries,
+#: options, hints). Any other sentence run while a proof is open is a tactic step.
+NON_TACTIC_WORDS = frozenset(
+    {
+        "Proof", "Qed", "Defined", "Admitted", "Abort", "Save", "Show", "Check", "Print",
+        "About", "Locate", "Search", "SearchPattern", "SearchRewrite", "SearchHead", "Eval",
+        "Compute", "Set", "Unset", "Opaque", "Transparent", "Hint", "Hints", "Require",
+        "Import", "Export", "Arguments", "Notation", "Infix", "Reserved", "Ltac", "Ltac2",
+        "Tactic", "Focus", "Unfocus", "Unfocused", "Undo", "Restart", "Guarded", "Test",
+        "Remove", "Create", "Open", "Close", "Bind", "Delimit", "Implicit", "Generalizable",
+        "Strategy", "Declare", "Typeclasses", "Existing", "Instance", "Context", "Collection",
+        "Obligation", "Obligations", "Solve", "Next", "Preterm", "Debug", "Inspect",
+        "Optimize",
+    }
+)  # fmt: skip
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with comments (nested) and string contents blanked, for classifying."""
+    out: list[str] = []
+    i, n, depth = 0, len(text), 0
+    while i < n:
+        if text.startswith("(*", i):
+            depth += 1
+            i += 2
+            continue
+        if depth and text.startswith("*)", i):
+            depth -= 1
+            i += 2
+            out.append(" ")
+            continue
+        char = text[i]
+        if char == '"':
+            end = i + 1
+            while end < n and not (text[end] == '"' and text[end + 1 : end + 2] != '"'):
+                end += 2 if text[end] == '"' else 1
+            if not depth:
+                out.append('""')
+            i = end + 1
+            continue
+        if not depth:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A sentence's command word (after attributes and ``Local``/``Program``...)."""
+
+    word: str
+    words: tuple[str, ...]
+    bare: str
+
+    @property
+    def ident(self) -> str:
+        """The word after the command word (the name a ``Lemma foo`` declares)."""
+        return self.words[1] if len(self.words) >= 2 else ""
+
+
+def command_of(sentence: str) -> Command:
+    """Classify a sentence by its first words, ignoring attributes and prefixes."""
+    bare = strip_comments(sentence).strip()
+    rest = bare
+    while True:
+        match = _ATTRIBUTES.match(rest)
+        if not match:
+            break
+        rest = rest[match.end() :]
+    words = _WORD.findall(rest[:400])
+    while words and words[0] in PREFIXES:
+        words = words[1:]
+    if not rest[:1].isalpha():
+        words = []
+    return Command(words[0] if words else "", tuple(words), bare)
+
+
+def is_proof_ender(command: Command) -> bool:
+    """``Qed.``, ``Defined.``, ``Admitted.``, ``Abort.`` (also ``Abort All.``)."""
+    return command.word in PROOF_ENDERS and command.bare.rstrip(".").strip() in (
+        command.word,
+        "Abort All",
+    )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """An open ``Section`` or ``Module`` (``kind``: section, module, module_type, functor).
+
+    ``index`` is the sentence that opened it. ``unsealed`` is set for a module with a
+    signature (``Module Z <: ZAxiomsSig.``): closing it right after a lemma fails
+    because the signature's later fields are still missing, so a header that ends
+    inside it opens the module without the signature (which changes nothing inside).
+    """
+
+    kind: str
+    name: str
+    index: int = -1
+    unsealed: str | None = None
+
+
+def scope_of(command: Command, index: int = -1) -> Scope | None:
+    """The scope a ``Section``/``Module`` sentence opens, or None if it opens none."""
+    words = command.words
+    if command.word == "Section" and len(words) >= 2:
+        return Scope("section", words[1], index)
+    if command.word != "Module" or len(words) < 2:
+        return None
+    # ``S with Definition t := u`` constrains a signature; only a remaining ``:=``
+    # gives the module a body (and then it opens no scope).
+    if ":=" in _WITH_DEFINITION.sub("with ", command.bare):
+        return None
+    kind = "module"
+    index_word = 1
+    if words[1] == "Type":
+        kind, index_word = "module_type", 2
+    elif words[1] in ("Import", "Export"):
+        index_word = 2
+    if index_word >= len(words):
+        return None
+    name = words[index_word]
+    after = command.bare.split(name, 1)[1].lstrip() if name in command.bare else ""
+    if kind == "module" and after.startswith("("):
+        kind = "functor"
+    unsealed = None
+    if kind == "module" and after[:1] in (":", "<"):
+        unsealed = " ".join(["Module", *words[1:index_word], name]) + "."
+    return Scope(kind, name, index, unsealed)
+
+
+@dataclass
+class ScopeStack:
+    """The ``Section``/``Module`` scopes open at a point of a file, sentence by sentence.
+
+    ``broken`` is set once an ``End`` closes no open scope (the stack is then no longer
+    trustworthy: the file uses a construct this reading does not follow).
+    """
+
+    scopes: list[Scope] = field(default_factory=list)
+    broken: bool = False
+
+    def apply(self, command: Command, index: int = -1) -> None:
+        """Update the stack with one sentence (``Section``, ``Module``, ``End``)."""
+        if command.word == "End" and len(command.words) >= 2:
+            if self.scopes and self.scopes[-1].name == command.words[1]:
+                self.scopes.pop()
+            else:
+                self.broken = True
+        elif command.word in ("Section", "Module"):
+            scope = scope_of(command, index)
+            if scope is not None:
+                self.scopes.append(scope)
+
+    @property
+    def kinds(self) -> set[str]:
+        return {scope.kind for scope in self.scopes}
+
+    def module_path(self) -> list[str]:
+        """The names that qualify a constant declared here: modules, not sections.
+
+        Module types and functors count too: Coq names their fields by them, although
+        those fields are not constants of the library.
+        """
+        return [scope.name for scope in self.scopes if scope.kind != "section"]
+
+    def qualify(self, ident: str) -> str:
+        """``ident`` qualified by the open modules (sections add nothing once closed)."""
+        return ".".join([*self.module_path(), ident])
