@@ -43,6 +43,16 @@ class Reply:
         return [error for error in found if error is not None]
 
     @property
+    def messages(self) -> list[tuple[int, str, str]]:
+        """(state id, level, text) of each message fed back before the value.
+
+        Only filled when the process keeps messages (``keep_messages=True``); errors
+        are always there.
+        """
+        found = (_message(element.tree) for element in self.feedback)
+        return [message for message in found if message is not None]
+
+    @property
     def value(self) -> ET.Element:
         return self.element.tree
 
@@ -93,6 +103,7 @@ class CoqIdeTop:
         memory_limit: int | None = None,
         cwd: str | Path | None = None,
         start_timeout: float = 30.0,
+        keep_messages: bool = False,
     ) -> None:
         command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
         if shutil.which(binary) is None:
@@ -100,7 +111,7 @@ class CoqIdeTop:
                 f"{binary} not found: install Coq 8.16 (Debian/Ubuntu: apt-get install coq)"
             )
         self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
-        self._stream = xml.ReplyStream()
+        self._stream = xml.ReplyStream(keep_messages)
         #: Seconds to wait before reading when more replies of a batch are due.
         self.coalesce = 0.001
         self._pending: collections.deque[xml.RawElement] = collections.deque()
@@ -161,6 +172,20 @@ class CoqIdeTop:
 
     def close(self) -> None:
         self.process.kill()
+
+
+def _message(element: ET.Element) -> tuple[int, str, str] | None:
+    """The state, level and text of the message a ``<feedback>`` carries, if any."""
+    message = element.find("feedback_content/message")
+    if message is None:
+        return None
+    level = message.find("message_level")
+    state = element.find("state_id")
+    return (
+        int(state.get("val", "0")) if state is not None else 0,
+        level.get("val", "") if level is not None else "",
+        xml.text_of(message.find("richpp")).strip(),
+    )
 
 
 def _error_message(element: ET.Element) -> tuple[int, str] | None:

@@ -49,7 +49,6 @@ DECLARING_KINDS: dict[str, str] = {
     "Structure": "Record",
     "Class": "Record",
     "Instance": "Instance",
-    "Existing": "Other",
     "Axiom": "Axiom",
     "Axioms": "Axiom",
     "Conjecture": "Axiom",
@@ -63,12 +62,9 @@ DECLARING_KINDS: dict[str, str] = {
     "Combined": "Scheme",
     "Derive": "Definition",
     "Equations": "Definition",
-    "Add": "Other",
     "Next": "Lemma",
-    "Obligation": "Lemma",
     "Canonical": "Definition",
     "Coercion": "Definition",
-    "Declare": "Other",
 }
 
 #: Commands that may appear inside a proof but are not tactics (``Proof``, queries,
@@ -127,8 +123,15 @@ class Command:
 
     @property
     def ident(self) -> str:
-        """The word after the command word (the name a ``Lemma foo`` declares)."""
-        return self.words[1] if len(self.words) >= 2 else ""
+        """The name right after the command word (``Lemma foo``), or ``""``.
+
+        ``Instance : C nat.`` names nothing: the word after the keyword must follow it
+        directly, not after a colon.
+        """
+        if len(self.words) < 2:
+            return ""
+        follows = re.search(rf"\b{self.word}\s+{re.escape(self.words[1])}(?![\w'])", self.bare)
+        return self.words[1] if follows else ""
 
 
 def command_of(sentence: str) -> Command:

@@ -40,16 +40,25 @@ def call(name: str, argument: str) -> str:
     return f'<call val="{name}">{argument}</call>'
 
 
-def add_call(sentence: str, parent: int) -> str:
-    """``Add``: parse one sentence on top of state ``parent`` (the tip)."""
+def add_call(sentence: str, parent: int, verbose: bool = False) -> str:
+    """``Add``: parse one sentence on top of state ``parent`` (the tip).
+
+    ``verbose`` makes Coq announce what the sentence declares (``foo is defined``).
+    """
     # Coq 8.16: ((((sentence, edit_id), (state_id, verbose)), bp), (line_nb, bol_pos)).
-    head = pair(pair(string(sentence), integer(-1)), pair(state_id(parent), boolean(False)))
+    head = pair(pair(string(sentence), integer(-1)), pair(state_id(parent), boolean(verbose)))
     return call("Add", pair(pair(head, integer(0)), pair(integer(1), integer(0))))
 
 
 def goal_call() -> str:
     """``Goal``: run what was added and return the goals of the tip."""
     return call("Goal", "<unit/>")
+
+
+def query_call(text: str, state: int, route: int = 0) -> str:
+    """``Query``: run a query command (``About foo.``) at ``state``; its answer comes
+    back as a message feedback, before a ``<unit/>`` value."""
+    return call("Query", pair(f'<route_id val="{route}"/>', pair(string(text), state_id(state))))
 
 
 def edit_at_call(target: int) -> str:
@@ -116,8 +125,11 @@ class ReplyStream:
     ``Add`` or ``Edit_at`` answer is rarely more than a ``good``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_messages: bool = False) -> None:
         self._buffer = b""
+        #: Keep every feedback that carries a message (``info``, ``notice``...), not
+        #: only errors: the tracer reads ``foo is defined`` and query answers from them.
+        self.keep_messages = keep_messages
 
     def feed(self, data: bytes) -> Iterator[RawElement]:
         """Take ``data`` and yield each top-level element it completes (boring ones skipped)."""
@@ -146,7 +158,11 @@ class ReplyStream:
                 end = close + len(tag) + 3
             position = end
             chunk = buffer[start:end]
-            if tag == b"feedback" and b'message_level val="error"' not in chunk:
+            if (
+                tag == b"feedback"
+                and b'message_level val="error"' not in chunk
+                and not (self.keep_messages and b"<message>" in chunk)
+            ):
                 continue  # progress notices: nothing to read in them
             yield RawElement(tag, chunk)
         self._buffer = buffer[position:]

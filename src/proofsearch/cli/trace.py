@@ -1,0 +1,214 @@
+"""``proofsearch trace``: Coq sources → proof steps, premises and file dependencies.
+
+Exit codes: 0 every selected file is traced; 1 some files failed (each is listed with
+its line and Coq's message; the others are traced); 2 bad usage or bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "trace",
+        help="trace Coq sources into proof steps, premises and dependencies",
+        description=(
+            "Run every proof of the given Coq sources in coqidetop and write, per file, "
+            "its proof steps (goals before each tactic), the constants it declares and "
+            "the files it requires (see docs/trace.md). Incremental: a file whose shard "
+            "is up to date is skipped, and a killed run resumes."
+        ),
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        type=Path,
+        help="a folder with a _CoqProject, or .v files (with --coq-arg for the loadpath)",
+    )
+    parser.add_argument(
+        "--coq-stdlib", action="store_true", help="trace the installed standard library"
+    )
+    parser.add_argument(
+        "--coq-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="argument for Coq, e.g. --coq-arg=-R --coq-arg=theories --coq-arg=MyLib",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default $XDG_CACHE_HOME/proofsearch/trace/<name>)",
+    )
+    parser.add_argument(
+        "--only",
+        "--files",
+        dest="only",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="trace only files matching a glob (Arith/*.v) or a module prefix "
+        "(Coq.Arith); repeatable",
+    )
+    parser.add_argument(
+        "--jobs",
+        "--workers",
+        dest="jobs",
+        type=int,
+        default=None,
+        help="files traced at once (default: the number of CPUs)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=1800.0, help="seconds per file (default 1800)"
+    )
+    parser.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        default=4096,
+        help="address-space cap of each Coq process in MiB (0: none; default 4096)",
+    )
+    parser.add_argument(
+        "--retry-failed", action="store_true", help="trace again files that failed before"
+    )
+    parser.add_argument("--coqc", default="coqc", help="coqc binary (default coqc)")
+    parser.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    parser.set_defaults(func=run)
+
+
+def _project(args: argparse.Namespace) -> Any:
+    from proofsearch.trace import sources
+
+    if args.coq_stdlib:
+        if args.inputs:
+            raise sources.SourceError("--coq-stdlib takes no other inputs")
+        return sources.stdlib_project(args.coqc)
+    if not args.inputs:
+        raise sources.SourceError("nothing to trace: give --coq-stdlib, a folder or .v files")
+    if len(args.inputs) == 1 and args.inputs[0].is_dir():
+        return sources.coqproject(args.inputs[0], args.coq_arg, args.coqc)
+    for item in args.inputs:
+        if item.is_dir():
+            raise sources.SourceError(f"{item}: give one project folder, or .v files")
+    return sources.file_list(args.inputs, args.coq_arg, args.coqc)
+
+
+def default_out(name: str) -> Path:
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "proofsearch" / "trace" / name
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofsearch.trace.runner import Limits, Summary, plan
+    from proofsearch.trace.runner import run as run_jobs
+    from proofsearch.trace.sources import SourceError
+
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if args.timeout <= 0:
+        print("error: --timeout must be positive", file=sys.stderr)
+        return EXIT_USAGE
+    start = time.perf_counter()
+    try:
+        project = _project(args)
+        project.select(args.only)
+        out = args.out or default_out(project.name)
+        limits = Limits(timeout=args.timeout, memory_limit_mb=args.memory_limit_mb)
+        jobs, fresh = plan(
+            project, out, limits=limits, coqc=args.coqc, retry_failed=args.retry_failed
+        )
+    except (SourceError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    summary = Summary(files=len(project.sources))
+    for record in fresh:
+        summary.add(record, skipped=True)
+    print(
+        f"trace {project.name}: {len(project.sources)} file(s), {len(fresh)} up to date, "
+        f"{len(jobs)} to do → {out}",
+        file=sys.stderr,
+    )
+    with TraceProgress(jobs, summary, enabled=not args.no_progress) as progress:
+        run_jobs(jobs, workers=args.jobs, on_record=progress.record)
+    summary.seconds = time.perf_counter() - start
+    for record in summary.failed:
+        assert record.error is not None
+        message = " ".join(record.error.message.split())[:500]
+        print(f"failed: {record.file}:{record.error.line}: {message}", file=sys.stderr)
+    print(
+        f"files {summary.files}: traced {summary.traced}, up to date {summary.skipped}, "
+        f"failed {len(summary.failed)}; lemmas {summary.lemmas}, steps {summary.steps}, "
+        f"premises {summary.premises}; {summary.seconds:.1f} s; "
+        f"{_size(out) / 1e6:.1f} MB in {out}"
+    )
+    return EXIT_FAILURES if summary.failed else EXIT_OK
+
+
+class TraceProgress:
+    """The live bar: source bytes done (so the ETA weighs big files), files, counts."""
+
+    def __init__(self, jobs: list[Any], summary: Any, enabled: bool = True) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.summary = summary
+        self.total_files = len(jobs)
+        self.done_files = 0
+        self.progress = Progress(
+            TextColumn("[bold]trace"),
+            BarColumn(),
+            TextColumn("{task.fields[tally]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not enabled,
+        )
+        total = sum(job.source.path.stat().st_size for job in jobs) or 1
+        self.task = self.progress.add_task("trace", total=total, tally="")
+        self._refresh()
+
+    def _refresh(self) -> None:
+        s = self.summary
+        tally = (
+            f"files {self.done_files}/{self.total_files} · lemmas {s.lemmas} · "
+            f"steps {s.steps} · [red]failed {len(s.failed)}[/]"
+        )
+        self.progress.update(self.task, tally=tally)
+
+    def record(self, record: Any, skipped: bool, size: int) -> None:
+        self.summary.add(record, skipped)
+        self.done_files += 1
+        self.progress.advance(self.task, size)
+        self._refresh()
+        if record.status == "failed" and record.error is not None:
+            message = " ".join(record.error.message.split())[:200]
+            self.progress.console.log(
+                f"[red]failed[/] {record.file}:{record.error.line}: {message}"
+            )
+
+    def __enter__(self) -> TraceProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()

@@ -1,0 +1,82 @@
+"""Which file requires which, from ``coqdep``, and the order that respects it.
+
+``coqdep`` resolves every ``Require`` through the loadpath exactly as Coq will, so the
+requires are the files Coq would load (``From X Require Y`` included); each ``.vo`` it
+names is mapped back to a logical name through the same loadpath.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from proofsearch.trace.sources import Project, SourceError, module_of
+
+
+def requires(project: Project, coqdep: str = "coqdep") -> dict[str, list[str]]:
+    """Module → the modules it requires directly (sorted), for every source."""
+    files = [str(source.path) for source in project.sources]
+    graph: dict[str, list[str]] = {source.module: [] for source in project.sources}
+    by_path = {source.path.resolve(): source.module for source in project.sources}
+    args = list(project.args)
+    if not project.compile:  # the installed library: map its folder as coqc does
+        args = ["-R", str(project.root), "Coq", *args]
+    for start in range(0, len(files), 200):
+        chunk = files[start : start + 200]
+        try:
+            done = subprocess.run(
+                [coqdep, *args, *chunk],
+                cwd=project.root,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=600,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SourceError(f"{coqdep} failed: {exc}") from None
+        for target, deps in _parse(done.stdout, project.root):
+            module = by_path.get(target.resolve())
+            if module is None:
+                continue
+            names = {module_of(dep, project.mappings) for dep in deps}
+            graph[module] = sorted(name for name in names if name and name != module)
+    return graph
+
+
+def _parse(output: str, root: Path) -> list[tuple[Path, list[Path]]]:
+    """``X.vo X.glob ... X.required_vo: X.v A.vo B.vo`` lines → (X.v, [A.vo, B.vo])."""
+    found: list[tuple[Path, list[Path]]] = []
+    for line in output.splitlines():
+        head, sep, tail = line.partition(": ")
+        first = head.split(" ", 1)[0]
+        if not sep or not first.endswith(".vo"):
+            continue
+        target = root / (first[:-3] + ".v")
+        deps = [root / token for token in tail.split() if token.endswith(".vo")]
+        found.append((target, deps))
+    return found
+
+
+def order(graph: dict[str, list[str]]) -> list[str]:
+    """Modules in an order where each comes after what it requires (ties by name)."""
+    done: set[str] = set()
+    result: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: Sequence[str]) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            raise SourceError(f"Require cycle: {' -> '.join([*trail, name])}")
+        state[name] = 1
+        for dep in graph.get(name, []):
+            if dep in graph:
+                visit(dep, [*trail, name])
+        state[name] = 2
+        done.add(name)
+        result.append(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    return result

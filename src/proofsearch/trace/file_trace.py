@@ -1,0 +1,417 @@
+"""Tracing one ``.v`` file through coqidetop: its proof steps and its declarations.
+
+The file is sent sentence by sentence, each ``Add`` followed by a ``Goal``, in
+pipelined batches (one write, replies read in order; state ids are predicted, since
+coqidetop numbers the states it adds one after the other). The ``Goal`` after each
+sentence gives the goals before the next one, so every tactic step gets the goals it
+ran on without a second call. A batch ends after a sentence that may declare something
+(or ends a proof, or an ``End``): the names it declared are then asked about
+(``About``; ``Print`` for inductives, to find their constructors) while it is the tip,
+before anything else can shadow them.
+
+A sentence that fails, a process that dies or a file over its time budget stops the
+file: it is reported as failed with the line and Coq's message.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proofsearch.env.base import EnvError
+from proofsearch.env.coq import vernac, xml
+from proofsearch.env.coq.idetop import Call, CallsInterrupted, CoqIdeTop, Reply, ReplyTimeout
+from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentences
+from proofsearch.trace.declarations import (
+    About,
+    announced_names,
+    constructor_candidates,
+    parse_about,
+)
+from proofsearch.trace.goals import goal
+from proofsearch.trace.schema import FileError, Premise, ProofStep
+
+#: Sentences per pipelined batch when no declaration ends it earlier.
+BATCH = 64
+_STRUCTURE = re.compile(r"^(?:-+|\++|\*+|\{|\}|(?:\d+|\[\s*[\w']+\s*\])\s*:\s*\{)$")
+_INDUCTIVE_WORDS = frozenset(
+    {"Inductive", "CoInductive", "Variant", "Record", "Structure", "Class"}
+)
+_SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
+
+
+class FileFailed(Exception):
+    """The file cannot be traced further: ``line`` and Coq's ``message``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+@dataclass
+class FileTrace:
+    """What tracing one file produced (``error`` set when it stopped early)."""
+
+    steps: list[ProofStep] = field(default_factory=list)
+    premises: list[Premise] = field(default_factory=list)
+    lemmas: int = 0
+    error: FileError | None = None
+
+
+@dataclass
+class _Query:
+    """An ``About``/``Print`` to ask at the tip, and what to do with the answer."""
+
+    text: str
+    done: Callable[[str], None]
+
+
+@dataclass
+class _Proof:
+    """An open proof: its statement sentence and the steps recorded so far."""
+
+    sentence: Sentence
+    command: vernac.Command
+    scope_path: list[str]
+    in_signature: bool
+    steps: list[dict[str, object]] = field(default_factory=list)
+
+
+@dataclass
+class _Declaring:
+    """A sentence whose declarations are being asked about."""
+
+    sentence: Sentence
+    command: vernac.Command
+    scope_path: list[str]
+    in_signature: bool
+    main: str
+
+
+class FileTracer:
+    """Trace one file in an already started coqidetop (``-topfile`` set to the file)."""
+
+    def __init__(
+        self,
+        top: CoqIdeTop,
+        path: Path,
+        file: str,
+        module: str,
+        *,
+        deadline: float,
+    ) -> None:
+        self.top = top
+        self.text = path.read_text(encoding="utf-8")
+        self.file = file
+        self.module = module
+        self.deadline = deadline
+        self.result = FileTrace()
+        self.scopes = vernac.ScopeStack()
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        self._seen_premises: set[str] = set()
+        self._queries: list[_Query] = []
+        self._proof: _Proof | None = None
+        self._structure: list[str] = []
+
+    # -- positions ------------------------------------------------------------------
+
+    def line_of(self, offset: int) -> int:
+        lo, hi = 0, len(self._line_starts)
+        while lo + 1 < hi:
+            mid = (lo + hi) // 2
+            if self._line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+
+    def _budget(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    # -- the run ----------------------------------------------------------------------
+
+    def run(self) -> FileTrace:
+        try:
+            sentences = split_sentences(self.text)
+        except SentenceError as exc:
+            self.result.error = FileError(line=1, message=f"cannot split into sentences: {exc}")
+            return self.result
+        current = 0
+        state = self.top.root_state
+        goals_before: xml.Goals | None = None
+        try:
+            while current < len(sentences) or self._queries:
+                queries, self._queries = self._queries, []
+                calls = [Call(xml.query_call(q.text, state), self._budget()) for q in queries]
+                batch: list[Sentence] = []
+                if not queries or not any(q.text.startswith("Print") for q in queries):
+                    while current + len(batch) < len(sentences) and len(batch) < BATCH:
+                        sentence = sentences[current + len(batch)]
+                        batch.append(sentence)
+                        if self._ends_batch(vernac.command_of(sentence.text)):
+                            break
+                for k, sentence in enumerate(batch):
+                    calls.append(
+                        Call(xml.add_call(sentence.text, state + k, verbose=True), self._budget())
+                    )
+                    calls.append(Call(xml.goal_call(), self._budget()))
+                replies = self._calls(calls, sentences, current, len(queries))
+                for query, reply in zip(queries, replies, strict=False):
+                    query.done(_notice(reply))
+                for k, sentence in enumerate(batch):
+                    add, run = replies[len(queries) + 2 * k : len(queries) + 2 * k + 2]
+                    expected = state + 1
+                    got = add.value.find("pair/state_id")
+                    if got is None or int(got.get("val", "0")) != expected:
+                        raise FileFailed(self.line_of(sentence.start), "unexpected state id")
+                    state = expected
+                    goals_after = self._goals_of(run)
+                    self._sentence(sentence, goals_before, goals_after, [add, run])
+                    goals_before = goals_after
+                current += len(batch)
+        except FileFailed as exc:
+            self.result.error = FileError(line=exc.line, message=exc.message)
+        except TimeoutError:
+            line = self.line_of(sentences[min(current, len(sentences) - 1)].start)
+            self.result.error = FileError(line=line, message="time limit of the file reached")
+        return self.result
+
+    def _ends_batch(self, command: vernac.Command) -> bool:
+        return (
+            command.word in vernac.DECLARING_KINDS
+            or vernac.is_proof_ender(command)
+            or command.word in ("End", "Proof")
+        )
+
+    def _calls(
+        self, calls: list[Call], sentences: list[Sentence], current: int, queries: int
+    ) -> list[Reply]:
+        """Send a batch; turn a failure into :class:`FileFailed` at the right line."""
+
+        def line_at(index: int) -> int:
+            sentence_index = current + max(0, index - queries) // 2
+            return self.line_of(sentences[min(sentence_index, len(sentences) - 1)].start)
+
+        try:
+            replies = self.top.calls(calls)
+        except ReplyTimeout as exc:
+            if time.monotonic() >= self.deadline:
+                raise TimeoutError from None
+            raise FileFailed(line_at(exc.index), "no reply in time") from None
+        except CallsInterrupted as exc:
+            raise FileFailed(line_at(len(exc.replies)), f"coqidetop died: {exc}") from None
+        for index, reply in enumerate(replies):
+            if index < queries:
+                continue
+            errors = [message for _, message in reply.errors]
+            if not reply.good or errors:
+                raise FileFailed(line_at(index), reply.message or errors[0])
+        return replies
+
+    @staticmethod
+    def _goals_of(reply: Reply) -> xml.Goals | None:
+        if b'<option val="some">' not in reply.element.raw:
+            return None
+        return xml.parse_goals(reply.value)
+
+    # -- one sentence -----------------------------------------------------------------
+
+    def _sentence(
+        self,
+        sentence: Sentence,
+        before: xml.Goals | None,
+        after: xml.Goals | None,
+        replies: list[Reply],
+    ) -> None:
+        command = vernac.command_of(sentence.text)
+        messages = [
+            text for reply in replies for _, level, text in reply.messages if level == "info"
+        ]
+        if before is None and after is not None:
+            self._proof = _Proof(sentence, command, self.scopes.module_path(), self._in_signature())
+            self._structure = []
+        elif before is not None and self._proof is not None:
+            text = sentence.text.strip()
+            if _STRUCTURE.match(text):
+                self._structure.append(text)
+            elif command.word not in vernac.NON_TACTIC_WORDS and after is not None:
+                self._step(sentence, text, before, after)
+            if after is None:
+                self._end_proof(command, announced_names(messages))
+        self.scopes.apply(command)
+        if before is None and after is None and command.word in vernac.DECLARING_KINDS:
+            self._declare(sentence, command, announced_names(messages))
+        elif before is None and after is None and messages:
+            # A command that is not a declaration keyword declared something anyway
+            # (``Add Morphism``, a ``Program`` whose obligations were solved).
+            names = announced_names(messages)
+            if names:
+                self._declare(sentence, command, names)
+
+    def _in_signature(self) -> bool:
+        return bool(self.scopes.kinds & {"module_type", "functor"})
+
+    def _step(self, sentence: Sentence, text: str, before: xml.Goals, after: xml.Goals) -> None:
+        assert self._proof is not None
+        open_before = len(before.focused) + len(before.background)
+        open_after = len(after.focused) + len(after.background)
+        self._proof.steps.append(
+            {
+                "index": len(self._proof.steps),
+                "line": self.line_of(sentence.start),
+                "offset": sentence.start,
+                "goals": [goal(g) for g in before.focused],
+                "background": len(before.background),
+                "shelved": len(before.shelved),
+                "given_up": len(before.given_up),
+                "tactic": text,
+                "structure": self._structure,
+                "closed_goal": open_after < open_before,
+            }
+        )
+        self._structure = []
+
+    def _end_proof(self, ender: vernac.Command, announced: list[str]) -> None:
+        proof, self._proof = self._proof, None
+        assert proof is not None
+        ident = proof.command.ident if proof.command.word != "Goal" else "Unnamed_thm"
+        if announced:
+            ident = announced[0]
+        if proof.command.word == "Instance" and ident in (":", ""):
+            ident = announced[0] if announced else ""
+        self.result.lemmas += 1
+        fallback = ".".join([self.module, *proof.scope_path, ident])
+
+        def finish(about: About | None) -> None:
+            name = fallback
+            if about is not None and about.what == "Constant":
+                name = ".".join([self.module, *proof.scope_path, about.kernel_name.split(".")[-1]])
+                if not proof.in_signature:
+                    kind = vernac.DECLARING_KINDS.get(proof.command.word, "Lemma")
+                    self._premise(name, kind, about.statement, proof.sentence)
+            for step in proof.steps:
+                self.result.steps.append(
+                    ProofStep(
+                        file=self.file,
+                        module=self.module,
+                        lemma=name,
+                        lemma_offset=proof.sentence.start,
+                        **step,  # type: ignore[arg-type]
+                    )
+                )
+
+        if ender.word == "Abort" or not ident:
+            finish(None)
+        else:
+            self._ask_about(ident, finish)
+
+    def _ask_about(self, name: str, then: Callable[[About | None], None]) -> None:
+        self._queries.append(_Query(f"About {name}.", lambda text: then(parse_about(text))))
+
+    def _declare(self, sentence: Sentence, command: vernac.Command, announced: list[str]) -> None:
+        main = command.ident
+        names = list(announced)
+        if main and main not in names and command.word not in ("Instance", "Existing"):
+            names.insert(0, main)
+        declaring = _Declaring(
+            sentence, command, self.scopes.module_path(), self._in_signature(), main
+        )
+        for name in names:
+            self._ask_about(name, lambda about, n=name: self._declared(declaring, n, about))
+
+    def _declared(self, declaring: _Declaring, name: str, about: About | None) -> None:
+        if about is None or about.what not in ("Constant", "Inductive", "Constructor"):
+            return
+        word = declaring.command.word
+        if about.what == "Inductive":
+            kind = vernac.DECLARING_KINDS.get(word, "Inductive")
+            if word == "Class":
+                kind = "Record"
+            self._queries.append(
+                _Query(f"Print {name}.", lambda text: self._constructors(declaring, text))
+            )
+        elif about.what == "Constructor":
+            kind = "Constructor"
+        elif name == declaring.main or word not in _INDUCTIVE_WORDS:
+            kind = vernac.DECLARING_KINDS.get(word, "Other")
+        elif name.endswith(_SCHEME_SUFFIXES):
+            kind = "Scheme"
+        else:
+            kind = "Projection"
+        if kind == "Inductive" and word not in _INDUCTIVE_WORDS:
+            kind = "Inductive"
+        if declaring.in_signature:
+            return
+        qualified = ".".join([self.module, *declaring.scope_path, about.kernel_name.split(".")[-1]])
+        self._premise(qualified, kind, about.statement, declaring.sentence)
+
+    def _constructors(self, declaring: _Declaring, printed: str) -> None:
+        for name in constructor_candidates(printed):
+            self._ask_about(name, lambda about, n=name: self._constructor(declaring, n, about))
+
+    def _constructor(self, declaring: _Declaring, name: str, about: About | None) -> None:
+        if about is not None and about.what == "Constructor":
+            self._declared(declaring, name, about)
+
+    def _premise(self, name: str, kind: str, statement: str, sentence: Sentence) -> None:
+        if name in self._seen_premises:
+            return
+        self._seen_premises.add(name)
+        self.result.premises.append(
+            Premise(
+                name=name,
+                kind=kind,
+                statement=statement,
+                file=self.file,
+                module=self.module,
+                line=self.line_of(sentence.start),
+                offset=sentence.start,
+            )
+        )
+
+
+def _notice(reply: Reply) -> str:
+    """The text a query answered (its messages, joined)."""
+    return "\n\n".join(text for _, level, text in reply.messages if level != "error")
+
+
+def trace_file(
+    path: Path,
+    file: str,
+    module: str,
+    args: list[str],
+    *,
+    timeout: float,
+    memory_limit_mb: int,
+    cwd: str | None = None,
+    printing_width: int = 1000,
+) -> FileTrace:
+    """Start coqidetop for ``path`` (``-topfile``, so names get the file's module) and trace."""
+    deadline = time.monotonic() + timeout
+    memory = memory_limit_mb * 1024 * 1024 if memory_limit_mb > 0 else None
+    try:
+        top = CoqIdeTop(
+            args=[*args, "-topfile", str(path)],
+            memory_limit=memory,
+            cwd=cwd,
+            keep_messages=True,
+        )
+    except EnvError as exc:
+        return FileTrace(error=FileError(line=1, message=str(exc)))
+    try:
+        width = xml.set_int_option_call(("Printing", "Width"), printing_width)
+        top.calls([Call(width, 30.0)])
+        trace = FileTracer(top, path, file, module, deadline=deadline).run()
+        trace.premises.sort(key=lambda premise: premise.offset)  # stable: kept in order
+        return trace
+    except (ReplyTimeout, CallsInterrupted) as exc:
+        return FileTrace(error=FileError(line=1, message=f"coqidetop: {exc}"))
+    finally:
+        top.close()

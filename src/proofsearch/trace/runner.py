@@ -1,0 +1,247 @@
+"""Tracing a whole project: files in dependency order, independent ones in parallel.
+
+Each file is a job for a worker process (one coqidetop each), started once every file
+it requires inside the selection is done. A file whose shard is fresh (same key) is
+skipped. For a user project, ``.vo`` files must exist before a dependent can be traced:
+after tracing a file the worker compiles it with ``coqc`` (in place, next to the
+source, as ``make`` would) when its ``.vo`` is missing or older than the source; the
+installed standard library is already compiled and is never written to.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from proofsearch.trace.deps import order, requires
+from proofsearch.trace.file_trace import trace_file
+from proofsearch.trace.schema import FileError, FileRecord, TraceDir
+from proofsearch.trace.shards import open_trace_dir, read_record, shard_key, write_shard
+from proofsearch.trace.sources import Project, Source
+
+_COQC_LINE = re.compile(r'File "[^"]*", line (\d+)')
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-file limits: wall-clock seconds and the address space of each Coq process."""
+
+    timeout: float = 1800.0
+    memory_limit_mb: int = 4096
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to trace one file (plain values: it crosses processes)."""
+
+    source: Source
+    args: tuple[str, ...]
+    requires: tuple[str, ...]
+    key: str
+    coq_version: str
+    out: str
+    cwd: str
+    limits: Limits
+    compile: bool
+    trace: bool = True
+    coqc: str = "coqc"
+
+
+def _vo_stale(path: Path) -> bool:
+    vo = path.with_suffix(".vo")
+    return not vo.exists() or vo.stat().st_mtime < path.stat().st_mtime
+
+
+def _compile(job: Job) -> FileError | None:
+    """``coqc`` the file so that files requiring it can load it."""
+    memory = job.limits.memory_limit_mb
+    prefix = ["prlimit", f"--as={memory * 1024 * 1024}", "--"] if memory > 0 else []
+    command = [*prefix, job.coqc, *job.args, *job.source.extra_args, str(job.source.path)]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=job.cwd,
+            capture_output=True,
+            text=True,
+            timeout=job.limits.timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return FileError(line=1, message=f"coqc took more than {job.limits.timeout:g} s")
+    if done.returncode == 0:
+        return None
+    match = _COQC_LINE.search(done.stderr)
+    message = done.stderr.strip()[-2000:] or f"coqc exited with code {done.returncode}"
+    return FileError(line=int(match.group(1)) if match else 1, message=message)
+
+
+def run_job(job: Job) -> FileRecord:
+    """Trace one file, compile it if needed, write its shard; runs in a worker."""
+    start = time.perf_counter()
+    trace_dir = TraceDir(job.out)
+    fields = {
+        "file": job.source.file,
+        "module": job.source.module,
+        "requires": list(job.requires),
+        "key": job.key,
+        "coq_version": job.coq_version,
+    }
+    if not job.trace:  # the shard is fresh; only the .vo was missing
+        error = _compile(job)
+        old = read_record(trace_dir, job.source.module)
+        assert old is not None
+        if error is None:
+            return old
+        return old.model_copy(update={"status": "failed", "error": error})
+    trace = trace_file(
+        job.source.path,
+        job.source.file,
+        job.source.module,
+        [*job.args, *job.source.extra_args],
+        timeout=job.limits.timeout,
+        memory_limit_mb=job.limits.memory_limit_mb,
+        cwd=job.cwd,
+    )
+    error = trace.error
+    if error is None and job.compile and _vo_stale(job.source.path):
+        error = _compile(job)
+    record = FileRecord(
+        **fields,  # type: ignore[arg-type]
+        status="failed" if error is not None else "traced",
+        error=error,
+        lemmas=trace.lemmas,
+        steps=len(trace.steps),
+        premises=len(trace.premises),
+        seconds=round(time.perf_counter() - start, 3),
+    )
+    write_shard(trace_dir, record, trace.steps, trace.premises)
+    return record
+
+
+@dataclass
+class Summary:
+    """What a run did (skipped: fresh shards left as they were)."""
+
+    files: int = 0
+    traced: int = 0
+    skipped: int = 0
+    failed: list[FileRecord] = field(default_factory=list)
+    lemmas: int = 0
+    steps: int = 0
+    premises: int = 0
+    seconds: float = 0.0
+
+    def add(self, record: FileRecord, skipped: bool) -> None:
+        if skipped:
+            self.skipped += 1
+        elif record.status == "traced":
+            self.traced += 1
+        if record.status == "failed":
+            self.failed.append(record)
+        self.lemmas += record.lemmas
+        self.steps += record.steps
+        self.premises += record.premises
+
+
+#: Called with each file's record as it is done, and whether it was skipped.
+OnRecord = Callable[[FileRecord, bool, int], None]
+
+
+def coq_version(coqc: str = "coqc") -> str:
+    done = subprocess.run([coqc, "--print-version"], capture_output=True, text=True, check=True)
+    return done.stdout.split()[0]
+
+
+def plan(
+    project: Project, out: Path, *, limits: Limits, coqc: str = "coqc", retry_failed: bool = False
+) -> tuple[list[Job], list[FileRecord]]:
+    """Jobs to run in dependency order, and the fresh records that need nothing."""
+    trace_dir = open_trace_dir(out)
+    version = coq_version(coqc)
+    graph = requires(project)
+    by_module = {source.module: source for source in project.sources}
+    jobs: list[Job] = []
+    fresh: list[FileRecord] = []
+    for module in order(graph):
+        source = by_module[module]
+        args = (*project.args, *source.extra_args)
+        key = shard_key(source.path.read_bytes(), args, version)
+        old = read_record(trace_dir, module)
+        job = Job(
+            source=source,
+            args=tuple(project.args),
+            requires=tuple(graph[module]),
+            key=key,
+            coq_version=version,
+            out=str(out),
+            cwd=str(project.root),
+            limits=limits,
+            compile=project.compile,
+            coqc=coqc,
+        )
+        if old is not None and old.key == key and (old.status == "traced" or not retry_failed):
+            if project.compile and old.status == "traced" and _vo_stale(source.path):
+                jobs.append(Job(**{**job.__dict__, "trace": False}))
+            else:
+                fresh.append(old)
+            continue
+        jobs.append(job)
+    return jobs, fresh
+
+
+def run(
+    jobs: list[Job],
+    *,
+    workers: int | None = None,
+    on_record: OnRecord | None = None,
+) -> list[FileRecord]:
+    """Run the jobs on ``workers`` processes, each once its requires are done."""
+    workers = max(1, workers or os.cpu_count() or 1)
+    waiting = {job.source.module: job for job in jobs}
+    blocking = {
+        name: {dep for dep in job.requires if dep in waiting} for name, job in waiting.items()
+    }
+    records: list[FileRecord] = []
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        running: dict[concurrent.futures.Future[FileRecord], Job] = {}
+
+        def submit_ready() -> None:
+            for name in [n for n, deps in blocking.items() if not deps]:
+                del blocking[name]
+                job = waiting.pop(name)
+                running[pool.submit(run_job, job)] = job
+
+        submit_ready()
+        while running:
+            done, _ = concurrent.futures.wait(
+                running, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                job = running.pop(future)
+                try:
+                    record = future.result()
+                except Exception as exc:  # a worker crashed: report the file, go on
+                    record = FileRecord(
+                        file=job.source.file,
+                        module=job.source.module,
+                        requires=list(job.requires),
+                        key=job.key,
+                        coq_version=job.coq_version,
+                        status="failed",
+                        error=FileError(line=1, message=f"worker failed: {exc!r}"),
+                    )
+                records.append(record)
+                for deps in blocking.values():
+                    deps.discard(job.source.module)
+                if on_record is not None:
+                    on_record(record, False, job.source.path.stat().st_size)
+            submit_ready()
+    return records

@@ -1,0 +1,76 @@
+"""One shard per traced file, written so that a killed run never leaves a half shard.
+
+Each file of a shard is written to a temporary name and renamed into place (atomic on
+POSIX); the ``.meta.json`` goes last, so its presence with the right key is what makes a
+shard fresh. A run that was killed leaves at most temporary files, which the next run
+removes, and shards whose meta is missing or stale, which it traces again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from proofsearch.trace.schema import FORMAT_VERSION, FileRecord, TraceDir
+
+_TMP = ".tmp-"
+
+
+def shard_key(source: bytes, args: Sequence[str], coq_version: str) -> str:
+    """sha256 of the source, the Coq arguments (loadpath) and the Coq version."""
+    digest = hashlib.sha256()
+    for part in (source, "\0".join(args).encode(), coq_version.encode()):
+        digest.update(len(part).to_bytes(8, "little"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def _write_atomic(path: Path, lines: Iterable[str]) -> None:
+    tmp = path.with_name(f"{_TMP}{os.getpid()}-{path.name}")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+    tmp.replace(path)
+
+
+def write_shard(
+    trace: TraceDir,
+    record: FileRecord,
+    steps: Sequence[BaseModel],
+    premises: Sequence[BaseModel],
+) -> None:
+    """Write steps, premises, then the meta that commits them."""
+    module = record.module
+    _write_atomic(trace.shard(module, "steps"), (s.model_dump_json() + "\n" for s in steps))
+    _write_atomic(trace.shard(module, "premises"), (p.model_dump_json() + "\n" for p in premises))
+    _write_atomic(trace.shard(module, "meta"), [record.model_dump_json(indent=1) + "\n"])
+
+
+def read_record(trace: TraceDir, module: str) -> FileRecord | None:
+    """The shard's record, or ``None`` when it is missing or unreadable."""
+    path = trace.shard(module, "meta")
+    try:
+        record = FileRecord.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError):
+        return None
+    if record.format != FORMAT_VERSION:
+        return None
+    if not (trace.shard(module, "steps").exists() and trace.shard(module, "premises").exists()):
+        return None
+    return record
+
+
+def open_trace_dir(root: Path) -> TraceDir:
+    """Create ``root/files`` if needed and remove what a killed run left half-written."""
+    files = root / "files"
+    files.mkdir(parents=True, exist_ok=True)
+    for leftover in files.glob(f"{_TMP}*"):
+        leftover.unlink(missing_ok=True)
+    return TraceDir(root)

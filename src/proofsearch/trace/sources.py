@@ -1,0 +1,211 @@
+"""What to trace: the files, their logical names, and the Coq arguments they need.
+
+Three kinds of input, one result (:class:`Project`):
+
+- the installed standard library (``$(coqc -where)/theories``, logical prefix ``Coq``;
+  the files of ``Init/`` are compiled with ``-noinit``, as Coq's own build does);
+- a folder with a ``_CoqProject`` (``-R``/``-Q``/``-I`` and ``-arg`` respected; the
+  ``.v`` files it lists, or every ``.v`` under its ``-R``/``-Q`` folders);
+- ``.v`` files with ``--coq-arg`` arguments.
+
+A file's logical name comes from the loadpath, as Coq computes it: the longest mapped
+folder that contains the file, its prefix, then the path below it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class SourceError(ValueError):
+    """Bad input: the message names the file, folder or option."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One ``.v`` file to trace."""
+
+    path: Path
+    #: The path shown in records: relative to the project root.
+    file: str
+    module: str
+    #: Arguments of this file only (``-noinit`` for the stdlib's ``Init/``).
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass
+class Project:
+    """Files with their loadpath. ``compile``: build missing ``.vo`` files with coqc."""
+
+    name: str
+    root: Path
+    #: Loadpath and other arguments for coqidetop, coqc and coqdep.
+    args: list[str]
+    #: (folder, logical prefix) pairs of the loadpath, with the installed library's.
+    mappings: list[tuple[Path, str]]
+    sources: list[Source] = field(default_factory=list)
+    compile: bool = True
+
+    def module_of(self, path: Path) -> str | None:
+        return module_of(path, self.mappings)
+
+    def select(self, patterns: Sequence[str]) -> None:
+        """Keep the files matching a glob (on the path) or a module prefix."""
+        if not patterns:
+            return
+        kept = [s for s in self.sources if any(_matches(s, p) for p in patterns)]
+        if not kept:
+            raise SourceError(f"--only {' '.join(patterns)}: no file matches")
+        self.sources = kept
+
+
+def _matches(source: Source, pattern: str) -> bool:
+    if any(char in pattern for char in "*?[") or pattern.endswith(".v"):
+        return fnmatch.fnmatch(source.file, pattern) or fnmatch.fnmatch(str(source.path), pattern)
+    return source.module == pattern or source.module.startswith(pattern.rstrip(".") + ".")
+
+
+def module_of(path: Path, mappings: Sequence[tuple[Path, str]]) -> str | None:
+    path = path.resolve()
+    best: tuple[int, str] | None = None
+    for folder, prefix in mappings:
+        try:
+            relative = path.relative_to(folder.resolve())
+        except ValueError:
+            continue
+        depth = len(folder.resolve().parts)
+        parts = [*relative.with_suffix("").parts]
+        name = ".".join([prefix, *parts] if prefix else parts)
+        if best is None or depth > best[0]:
+            best = (depth, name)
+    return best[1] if best else None
+
+
+def coq_where(coqc: str = "coqc") -> Path:
+    try:
+        where = subprocess.run([coqc, "-where"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SourceError(f"{coqc} -where failed: {exc}; install Coq 8.16") from None
+    return Path(where.stdout.strip())
+
+
+def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
+    """The installed library and user-contrib packages, as Coq maps them."""
+    mappings = [(coqlib / "theories", "Coq")]
+    contrib = coqlib / "user-contrib"
+    if contrib.is_dir():
+        mappings += [(entry, entry.name) for entry in sorted(contrib.iterdir()) if entry.is_dir()]
+    return mappings
+
+
+def stdlib_project(coqc: str = "coqc") -> Project:
+    coqlib = coq_where(coqc)
+    root = coqlib / "theories"
+    if not root.is_dir():
+        raise SourceError(f"{root}: no installed standard library sources there")
+    project = Project("coq-stdlib", root, [], installed_mappings(coqlib), compile=False)
+    for path in sorted(root.rglob("*.v")):
+        file = path.relative_to(root).as_posix()
+        extra = ("-noinit",) if file.startswith("Init/") else ()
+        project.sources.append(Source(path, file, f"Coq.{file[:-2].replace('/', '.')}", extra))
+    return project
+
+
+def _parse_loadpath(
+    tokens: list[str], base: Path, where: str
+) -> tuple[list[str], list[tuple[Path, str]], list[str]]:
+    """(coq arguments, mappings, listed files) of ``_CoqProject`` tokens or ``--coq-arg``s."""
+    args: list[str] = []
+    mappings: list[tuple[Path, str]] = []
+    files: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("-R", "-Q"):
+            if i + 2 >= len(tokens):
+                raise SourceError(f"{where}: {token} needs a folder and a logical name")
+            folder = (base / tokens[i + 1]).resolve()
+            if not folder.is_dir():
+                raise SourceError(f"{where}: {token} {tokens[i + 1]}: no such folder")
+            args += [token, str(folder), tokens[i + 2]]
+            mappings.append((folder, tokens[i + 2]))
+            i += 3
+        elif token == "-I":
+            if i + 1 >= len(tokens):
+                raise SourceError(f"{where}: -I needs a folder")
+            args += ["-I", str((base / tokens[i + 1]).resolve())]
+            i += 2
+        elif token == "-arg":
+            if i + 1 >= len(tokens):
+                raise SourceError(f"{where}: -arg needs a value")
+            args += shlex.split(tokens[i + 1])
+            i += 2
+        elif token.endswith(".v") and not token.startswith("-"):
+            files.append(token)
+            i += 1
+        else:
+            args.append(token)
+            i += 1
+    return args, mappings, files
+
+
+def coqproject(folder: Path, extra_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
+    """A project folder with a ``_CoqProject``."""
+    spec = folder / "_CoqProject"
+    if not spec.is_file():
+        raise SourceError(f"{folder}: no _CoqProject in this folder")
+    tokens: list[str] = []
+    for line in spec.read_text(encoding="utf-8").splitlines():
+        tokens += shlex.split(line, comments=True)
+    args, mappings, listed = _parse_loadpath(tokens, folder, str(spec))
+    more_args, more_maps, _ = _parse_loadpath(list(extra_args), Path.cwd(), "--coq-arg")
+    args += more_args
+    mappings += more_maps
+    if listed:
+        paths = [(folder / name).resolve() for name in listed]
+        for name, path in zip(listed, paths, strict=True):
+            if not path.is_file():
+                raise SourceError(f"{spec}: {name}: no such file")
+    else:
+        paths = sorted({p.resolve() for f, _ in mappings for p in f.rglob("*.v")})
+    project = Project(folder.resolve().name, folder.resolve(), args, [], compile=True)
+    project.mappings = mappings + installed_mappings(coq_where(coqc))
+    project.sources = [_source(path, project) for path in paths]
+    return project
+
+
+def file_list(files: Sequence[Path], coq_args: Sequence[str], coqc: str = "coqc") -> Project:
+    """Loose ``.v`` files; each one's folder is mapped to the empty prefix if no
+    ``-R``/``-Q`` covers it (so ``a.v`` is module ``a``, as ``coqc a.v`` names it)."""
+    args, mappings, _ = _parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
+    paths = []
+    for file in files:
+        if not file.is_file() or file.suffix != ".v":
+            raise SourceError(f"{file}: not a .v file")
+        paths.append(file.resolve())
+    for path in paths:
+        if module_of(path, mappings) is None:
+            folder = path.parent
+            args += ["-Q", str(folder), ""]
+            mappings.append((folder, ""))
+    root = Path.cwd().resolve()
+    project = Project(paths[0].stem if len(paths) == 1 else root.name, root, args, [])
+    project.mappings = mappings + installed_mappings(coq_where(coqc))
+    project.sources = [_source(path, project) for path in paths]
+    return project
+
+
+def _source(path: Path, project: Project) -> Source:
+    module = module_of(path, project.mappings)
+    if module is None:
+        raise SourceError(f"{path}: not under any -R/-Q folder of the project")
+    try:
+        file = path.relative_to(project.root).as_posix()
+    except ValueError:
+        file = str(path)
+    return Source(path, file, module)
