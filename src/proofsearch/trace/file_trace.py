@@ -113,6 +113,10 @@ class FileTracer:
         self.scopes = vernac.ScopeStack()
         self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
         self._seen_premises: set[str] = set()
+        #: Premises declared inside the open sections: asked about again when a section
+        #: closes, for their type as seen from outside (section variables generalized).
+        self._section_premises: list[int] = []
+        self._dropped: set[int] = set()
         self._queries: list[_Query] = []
         self._proof: _Proof | None = None
         self._structure: list[str] = []
@@ -245,7 +249,15 @@ class FileTracer:
                 self._step(sentence, text, before, after)
             if after is None:
                 self._end_proof(command, announced_names(messages))
+        closes_section = (
+            command.word == "End"
+            and bool(self.scopes.scopes)
+            and self.scopes.scopes[-1].kind == "section"
+            and command.words[1:2] == (self.scopes.scopes[-1].name,)
+        )
         self.scopes.apply(command)
+        if closes_section:
+            self._reask_section_premises()
         if before is None and after is None and command.word in vernac.DECLARING_KINDS:
             self._declare(sentence, command, announced_names(messages))
         elif before is None and after is None and messages:
@@ -360,10 +372,36 @@ class FileTracer:
         if about is not None and about.what == "Constructor":
             self._declared(declaring, name, about)
 
+    def _reask_section_premises(self) -> None:
+        """After ``End Sec``: each premise of the section gets its type as seen outside;
+        one that no longer exists (a ``Let``) is dropped."""
+        for index in self._section_premises:
+            premise = self.result.premises[index]
+
+            def update(about: About | None, index: int = index, premise: Premise = premise) -> None:
+                if about is None or about.what not in ("Constant", "Inductive", "Constructor"):
+                    self._dropped.add(index)
+                else:
+                    self.result.premises[index] = premise.model_copy(
+                        update={"statement": about.statement}
+                    )
+
+            self._ask_about(premise.name, update)
+        if "section" not in self.scopes.kinds:
+            self._section_premises = []
+
+    def finish(self) -> FileTrace:
+        """The result, premises in file order (ties kept in declaration order)."""
+        kept = [p for i, p in enumerate(self.result.premises) if i not in self._dropped]
+        self.result.premises = sorted(kept, key=lambda premise: premise.offset)
+        return self.result
+
     def _premise(self, name: str, kind: str, statement: str, sentence: Sentence) -> None:
         if name in self._seen_premises:
             return
         self._seen_premises.add(name)
+        if "section" in self.scopes.kinds:
+            self._section_premises.append(len(self.result.premises))
         self.result.premises.append(
             Premise(
                 name=name,
@@ -408,9 +446,9 @@ def trace_file(
     try:
         width = xml.set_int_option_call(("Printing", "Width"), printing_width)
         top.calls([Call(width, 30.0)])
-        trace = FileTracer(top, path, file, module, deadline=deadline).run()
-        trace.premises.sort(key=lambda premise: premise.offset)  # stable: kept in order
-        return trace
+        tracer = FileTracer(top, path, file, module, deadline=deadline)
+        tracer.run()
+        return tracer.finish()
     except (ReplyTimeout, CallsInterrupted) as exc:
         return FileTrace(error=FileError(line=1, message=f"coqidetop: {exc}"))
     finally:

@@ -49,14 +49,39 @@ class Job:
     out: str
     cwd: str
     limits: Limits
-    compile: bool
+    #: Compile the file with coqc after tracing it (its ``.vo`` is out of date).
+    build: bool
     trace: bool = True
     coqc: str = "coqc"
 
 
-def _vo_stale(path: Path) -> bool:
-    vo = path.with_suffix(".vo")
-    return not vo.exists() or vo.stat().st_mtime < path.stat().st_mtime
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def needs_build(project: Project, graph: dict[str, list[str]], ordered: list[str]) -> set[str]:
+    """Modules whose ``.vo`` must be (re)built, as ``make`` decides: missing, older than
+    the source or than a required ``.vo`` of the project, or requiring one rebuilt."""
+    if not project.compile:
+        return set()
+    paths = {source.module: source.path for source in project.sources}
+    stale: set[str] = set()
+    for module in ordered:
+        path = paths[module]
+        vo = _mtime(path.with_suffix(".vo"))
+        deps = [dep for dep in graph[module] if dep in paths]
+        dep_vos = [_mtime(paths[dep].with_suffix(".vo")) for dep in deps]
+        if (
+            vo is None
+            or vo < path.stat().st_mtime
+            or any(dep in stale for dep in deps)
+            or any(dep_vo is not None and dep_vo > vo for dep_vo in dep_vos)
+        ):
+            stale.add(module)
+    return stale
 
 
 def _compile(job: Job) -> FileError | None:
@@ -93,7 +118,7 @@ def run_job(job: Job) -> FileRecord:
         "key": job.key,
         "coq_version": job.coq_version,
     }
-    if not job.trace:  # the shard is fresh; only the .vo was missing
+    if not job.trace:  # the shard is fresh; only the .vo is out of date
         error = _compile(job)
         old = read_record(trace_dir, job.source.module)
         assert old is not None
@@ -110,7 +135,7 @@ def run_job(job: Job) -> FileRecord:
         cwd=job.cwd,
     )
     error = trace.error
-    if error is None and job.compile and _vo_stale(job.source.path):
+    if error is None and job.build:
         error = _compile(job)
     record = FileRecord(
         **fields,  # type: ignore[arg-type]
@@ -169,7 +194,9 @@ def plan(
     by_module = {source.module: source for source in project.sources}
     jobs: list[Job] = []
     fresh: list[FileRecord] = []
-    for module in order(graph):
+    ordered = order(graph)
+    build = needs_build(project, graph, ordered)
+    for module in ordered:
         source = by_module[module]
         args = (*project.args, *source.extra_args)
         key = shard_key(source.path.read_bytes(), args, version)
@@ -183,11 +210,11 @@ def plan(
             out=str(out),
             cwd=str(project.root),
             limits=limits,
-            compile=project.compile,
+            build=module in build,
             coqc=coqc,
         )
         if old is not None and old.key == key and (old.status == "traced" or not retry_failed):
-            if project.compile and old.status == "traced" and _vo_stale(source.path):
+            if module in build and old.status == "traced":
                 jobs.append(Job(**{**job.__dict__, "trace": False}))
             else:
                 fresh.append(old)

@@ -1,0 +1,179 @@
+"""``proofsearch trace`` on a small three-file project, with real Coq: exact records."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.trace.schema import TraceDir
+
+from .project import write_project
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("coqidetop.opt") is None, reason="Coq (coqidetop.opt) is not installed"
+)
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, TraceDir]:
+    root = write_project(tmp_path_factory.mktemp("project"))
+    out = root.parent / "out"
+    assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "2"]) == 0
+    return root, TraceDir(out)
+
+
+def test_files_and_dependencies(traced: tuple[Path, TraceDir]) -> None:
+    _, trace = traced
+    records = {record.module: record for record in trace.files()}
+    assert sorted(records) == ["Lib.A", "Lib.B", "Lib.C"]
+    assert trace.dependencies() == {"Lib.A": [], "Lib.B": ["Lib.A"], "Lib.C": ["Lib.A", "Lib.B"]}
+    assert trace.closure("Lib.C") == {"Lib.A", "Lib.B"}
+    assert {m: (r.file, r.status, r.lemmas, r.steps, r.premises) for m, r in records.items()} == {
+        "Lib.A": ("theories/A.v", "traced", 2, 3, 3),
+        "Lib.B": ("theories/B.v", "traced", 2, 6, 10),
+        "Lib.C": ("theories/C.v", "traced", 1, 3, 1),
+    }
+    assert all(r.error is None and r.coq_version.startswith("8.16") for r in records.values())
+
+
+def _step_rows(trace: TraceDir, module: str) -> list[tuple[object, ...]]:
+    return [
+        (
+            step.lemma,
+            step.index,
+            step.line,
+            step.structure,
+            step.tactic,
+            [goal.render() for goal in step.goals],
+            step.background,
+            step.closed_goal,
+        )
+        for step in trace.steps(module)
+    ]
+
+
+def test_steps_with_goals_before_each(traced: tuple[Path, TraceDir]) -> None:
+    _, trace = traced
+    sep = "============================"
+    assert _step_rows(trace, "Lib.A") == [
+        ("Lib.A.double_zero", 0, 5, [], "reflexivity.", [f"{sep}\ndouble 0 = 0"], 0, True),
+        (
+            "Lib.A.double_k", 0, 11, [], "unfold double.",
+            [f"k : nat\n{sep}\ndouble k = k + k"], 0, False,
+        ),
+        (
+            "Lib.A.double_k", 1, 11, [], "reflexivity.",
+            [f"k : nat\n{sep}\nk + k = k + k"], 0, True,
+        ),
+    ]  # fmt: skip
+    assert _step_rows(trace, "Lib.B") == [
+        (
+            "Lib.B.M.flip_flip", 0, 9, [], "intros c.",
+            [f"{sep}\nforall c : color, flip (flip c) = c"], 0, False,
+        ),
+        (
+            "Lib.B.M.flip_flip", 1, 9, [], "destruct c.",
+            [f"c : color\n{sep}\nflip (flip c) = c"], 0, False,
+        ),
+        (
+            "Lib.B.M.flip_flip", 2, 10, ["-"], "reflexivity.",
+            [f"{sep}\nflip (flip Red) = Red"], 1, True,
+        ),
+        (
+            "Lib.B.M.flip_flip", 3, 11, ["-"], "simpl; reflexivity.",
+            [f"{sep}\nflip (flip Green) = Green"], 0, True,
+        ),
+        ("Lib.B.two", 0, 16, [], "exists 2.", [f"{sep}\n{{n : nat | n = double 1}}"], 0, False),
+        ("Lib.B.two", 1, 16, [], "reflexivity.", [f"{sep}\n2 = double 1"], 0, True),
+    ]  # fmt: skip
+    assert _step_rows(trace, "Lib.C") == [
+        (
+            "Lib.C.use", 0, 5, [], "split.",
+            [f"b : bool\n{sep}\nM.flip M.Red = M.Green /\\ double 1 = 2"], 0, False,
+        ),
+        (
+            "Lib.C.use", 1, 6, ["{"], "reflexivity.",
+            [f"b : bool\n{sep}\nM.flip M.Red = M.Green"], 1, True,
+        ),
+        (
+            "Lib.C.use", 2, 7, ["}", "{"], "reflexivity.",
+            [f"b : bool\n{sep}\ndouble 1 = 2"], 0, True,
+        ),
+    ]  # fmt: skip
+
+
+def test_step_fields_are_consistent(traced: tuple[Path, TraceDir]) -> None:
+    root, trace = traced
+    for module in ("Lib.A", "Lib.B", "Lib.C"):
+        for step in trace.steps(module):
+            text = (root / step.file).read_text()
+            assert text[step.offset :].startswith(step.tactic)
+            assert text.count("\n", 0, step.offset) + 1 == step.line
+            assert step.lemma_offset < step.offset
+            assert step.shelved == 0 and step.given_up == 0
+    step = next(trace.steps("Lib.C"))
+    assert step.goals[0].hypotheses[0].names == ["b"]
+    assert step.goals[0].hypotheses[0].type == "bool"
+
+
+def test_premises_exactly(traced: tuple[Path, TraceDir]) -> None:
+    _, trace = traced
+    rows = [
+        (p.name, p.kind, p.statement, p.line)
+        for module in ("Lib.A", "Lib.B", "Lib.C")
+        for p in trace.premises(module)
+    ]
+    assert rows == [
+        ("Lib.A.double", "Definition", "nat -> nat", 1),
+        ("Lib.A.double_zero", "Lemma", "double 0 = 0", 3),
+        # Declared in a section: its type once the section is closed.
+        ("Lib.A.double_k", "Lemma", "forall k : nat, double k = k + k", 10),
+        ("Lib.B.M.color", "Inductive", "Set", 4),
+        ("Lib.B.M.color_rect", "Scheme",
+         "forall P : color -> Type, P Red -> P Green -> forall c : color, P c", 4),
+        ("Lib.B.M.color_ind", "Scheme",
+         "forall P : color -> Prop, P Red -> P Green -> forall c : color, P c", 4),
+        ("Lib.B.M.color_rec", "Scheme",
+         "forall P : color -> Set, P Red -> P Green -> forall c : color, P c", 4),
+        ("Lib.B.M.color_sind", "Scheme",
+         "forall P : color -> SProp, P Red -> P Green -> forall c : color, P c", 4),
+        ("Lib.B.M.Red", "Constructor", "color", 4),
+        ("Lib.B.M.Green", "Constructor", "color", 4),
+        ("Lib.B.M.flip", "Definition", "color -> color", 5),
+        ("Lib.B.M.flip_flip", "Lemma", "forall c : color, flip (flip c) = c", 7),
+        ("Lib.B.two", "Definition", "{n : nat | n = double 1}", 15),
+        ("Lib.C.use", "Lemma", "bool -> M.flip M.Red = M.Green /\\ double 1 = 2", 3),
+    ]  # fmt: skip
+
+
+def test_declared_before_a_lemma(traced: tuple[Path, TraceDir]) -> None:
+    """What a lemma may use: earlier premises of its file, and its files' closure."""
+    _, trace = traced
+    step = next(s for s in trace.steps("Lib.B") if s.lemma == "Lib.B.M.flip_flip")
+    same_file = [p.name for p in trace.premises("Lib.B") if p.offset < step.lemma_offset]
+    assert same_file[-1] == "Lib.B.M.flip" and "Lib.B.M.flip_flip" not in same_file
+    assert trace.closure("Lib.B") == {"Lib.A"}
+
+
+def test_goal_text_is_what_the_backend_shows(traced: tuple[Path, TraceDir]) -> None:
+    """``Goal.render()`` equals the text CoqProver gives generators for the same state."""
+    from proofsearch.env.base import ProofState
+    from proofsearch.env.coq import CoqConfig, CoqProver
+    from proofsearch.theorem import Theorem
+
+    root, trace = traced
+    steps = list(trace.steps("Lib.C"))
+    theorem = Theorem(
+        "use",
+        "Lemma use (b : bool) : M.flip M.Red = M.Green /\\ double 1 = 2.",
+        "Require Import Lib.A Lib.B.",
+    )
+    config = CoqConfig(args=("-R", str(root / "theories"), "Lib"))
+    with CoqProver(config) as prover, prover.open(theorem) as session:
+        assert session.root.goals == tuple(g.render() for g in steps[0].goals)
+        state = session.apply(session.root, "split.")
+        assert isinstance(state, ProofState)
+        assert state.goals[0] == steps[1].goals[0].render()

@@ -1,0 +1,159 @@
+"""Runs of ``proofsearch trace``: failures, reruns, changes, a kill and a resume (real Coq)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.trace.runner import Limits, plan
+from proofsearch.trace.schema import TraceDir
+from proofsearch.trace.sources import coqproject, stdlib_project
+
+from .project import FILES, write_project
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("coqidetop.opt") is None, reason="Coq (coqidetop.opt) is not installed"
+)
+
+
+def _trace(root: Path, out: Path, *more: str) -> int:
+    return main(["trace", str(root), "--out", str(out), "--no-progress", *more])
+
+
+def _jobs(root: Path, out: Path) -> list[tuple[str, bool]]:
+    """What a run would do now: (module, traces it) for each job."""
+    jobs, _ = plan(coqproject(root), out, limits=Limits())
+    return [(job.source.module, job.trace) for job in jobs]
+
+
+def _snapshot(out: Path) -> dict[str, object]:
+    """Every shard's content, with the timing field (which varies) left out."""
+    found: dict[str, object] = {}
+    for path in sorted((out / "files").iterdir()):
+        if path.name.endswith(".meta.json"):
+            record = json.loads(path.read_text())
+            record.pop("seconds")
+            found[path.name] = record
+        else:
+            found[path.name] = path.read_text()
+    return found
+
+
+def test_a_failing_file_is_reported_and_the_others_are_traced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {
+        **FILES,
+        "theories/D.v": (
+            "Lemma fine : 1 = 1.\nProof. reflexivity. Qed.\n\n"
+            "Lemma wrong : 1 = 2.\nProof.\n  reflexivity.\nQed.\n\n"
+            "Lemma after : 2 = 2.\nProof. reflexivity. Qed.\n"
+        ),
+    }
+    root = write_project(tmp_path / "project", files)
+    out = tmp_path / "out"
+    assert _trace(root, out) == 1
+    captured = capsys.readouterr()
+    records = {record.module: record for record in TraceDir(out).files()}
+    failed = records["Lib.D"]
+    assert failed.status == "failed" and failed.error is not None
+    assert failed.error.line == 6
+    assert "Unable to unify" in failed.error.message
+    assert [r.status for m, r in sorted(records.items()) if m != "Lib.D"] == ["traced"] * 3
+    assert "failed: theories/D.v:6:" in captured.err
+    assert "traced 3, up to date 0, failed 1" in captured.out
+    # A rerun does not try the failed file again unless asked to.
+    assert _jobs(root, out) == []
+    assert _trace(root, out, "--retry-failed") == 1
+
+
+def test_rerun_traces_nothing_and_a_change_retraces_that_file_only(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "project")
+    out = tmp_path / "out"
+    assert _trace(root, out, "--jobs", "2") == 0
+    before = _snapshot(out)
+    metas = {p: p.stat().st_mtime_ns for p in (out / "files").glob("*.meta.json")}
+    assert _jobs(root, out) == []
+    assert _trace(root, out) == 0
+    assert {p: p.stat().st_mtime_ns for p in metas} == metas
+    # The leaf changes: only it is traced again.
+    leaf = root / "theories" / "C.v"
+    leaf.write_text(leaf.read_text().replace("split.", "split ."))
+    assert _jobs(root, out) == [("Lib.C", True)]
+    assert _trace(root, out) == 0
+    assert _snapshot(out)["Lib.C.steps.jsonl"] != before["Lib.C.steps.jsonl"]
+    assert {k: v for k, v in _snapshot(out).items() if "Lib.C" not in k} == {
+        k: v for k, v in before.items() if "Lib.C" not in k
+    }
+    # The root changes: it alone is traced again; its dependents are only recompiled
+    # (their .vo files must match the new Lib.A before anything can load them).
+    base = root / "theories" / "A.v"
+    base.write_text(base.read_text() + "\nDefinition extra := 1.\n")
+    assert _jobs(root, out) == [("Lib.A", True), ("Lib.B", False), ("Lib.C", False)]
+    assert _trace(root, out) == 0
+    assert _jobs(root, out) == []
+    assert [p.name for p in TraceDir(out).premises("Lib.A")][-1] == "Lib.A.extra"
+
+
+def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
+    files = dict(FILES)
+    for n in range(4):  # more independent files, so that the kill lands mid-run
+        files[f"theories/E{n}.v"] = f"Lemma e{n} : {n} = {n}.\nProof. reflexivity. Qed.\n"
+    root = write_project(tmp_path / "project", files)
+    reference = tmp_path / "reference"
+    assert _trace(root, reference) == 0
+
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "proofsearch.cli", "trace", str(root), "--out", str(out)]
+    run = subprocess.Popen(
+        [*command, "--no-progress", "--jobs", "1"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "files").glob("*.meta.json")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    done = len(list((out / "files").glob("*.meta.json")))
+    assert 1 <= done < len(files), "the kill did not land mid-run"
+    (out / "files" / ".tmp-1-Lib.E0.steps.jsonl").write_text("half a shard")
+    assert _trace(root, out) == 0
+    assert _snapshot(out) == _snapshot(reference)
+
+
+def test_stdlib_selection(tmp_path: Path) -> None:
+    """``--coq-stdlib --only``: names under ``Coq.``, ``Init/`` traced with -noinit."""
+    project = stdlib_project()
+    project.select(["Coq.Init.Peano", "Bool/Bool.v"])
+    assert [s.module for s in project.sources] == ["Coq.Bool.Bool", "Coq.Init.Peano"]
+    assert [s.extra_args for s in project.sources] == [(), ("-noinit",)]
+    out = tmp_path / "out"
+    args = ["trace", "--coq-stdlib", "--only", "Coq.Init.Peano", "--only", "Bool/Bool.v"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+    trace = TraceDir(out)
+    records = {record.module: record for record in trace.files()}
+    # Init/Peano.v: Require Import Notations Ltac Datatypes Logic, Require Coq.Init.Nat.
+    assert records["Coq.Init.Peano"].requires == [
+        "Coq.Init.Datatypes", "Coq.Init.Logic", "Coq.Init.Ltac", "Coq.Init.Nat",
+        "Coq.Init.Notations",
+    ]  # fmt: skip
+    premises = {p.name: p for p in trace.premises("Coq.Bool.Bool")}
+    assert premises["Coq.Bool.Bool.negb_involutive"].statement == (
+        "forall b : bool, negb (negb b) = b"
+    )
+    assert premises["Coq.Bool.Bool.negb_involutive"].kind == "Lemma"
+    steps = [s for s in trace.steps("Coq.Init.Peano") if s.lemma == "Coq.Init.Peano.plus_n_O"]
+    assert steps and steps[0].goals[0].conclusion == "forall n : nat, n = n + 0"
