@@ -4,7 +4,8 @@ Two sources, both from coqidetop: the announcements a verbose ``Add`` makes
 (``t is defined``, ``t_rect is defined``, ``ax is declared``), which name schemes,
 projections and unnamed instances that no parse of the source would find, and the
 ``About`` query, which says what a name is (``Expands to: Constant Coq.Init.Nat.add``)
-and gives its type as Coq prints it. Constructors are never announced: ``Print`` of
+and gives its type as Coq prints it (on one line: Coq breaks query answers at a
+fixed margin). Constructors are never announced: ``Print`` of
 their inductive lists them.
 """
 
@@ -17,7 +18,8 @@ _ANNOUNCED = re.compile(
     r"^([A-Za-z_][\w'.]*(?:, [A-Za-z_][\w'.]*)*) (?:is|are) "
     r"(?:defined|declared|assumed|recursively defined|corecursively defined)\b"
 )
-_EXPANDS = re.compile(r"Expands to: (\w+) (\S+)")
+_EXPANDS = re.compile(r"Expands to:\s+(\w+)\s+(\S+)")
+_LINE_BREAK = re.compile(r"\s*\n\s*")
 _ABOUT_HEAD = re.compile(r"^\S+?(?:@\{[^}]*\})?\s*:\s*", re.S)
 _CONSTRUCTOR = re.compile(r"(?:^|:=|\|)\s*([A-Za-z_][\w']*)\s*(?::|\{)")
 
@@ -52,6 +54,9 @@ def parse_about(text: str) -> About | None:
     head = text.split("\n\n", 1)[0]
     match = _ABOUT_HEAD.match(head)
     statement = head[match.end() :].strip() if match else head.strip()
+    # Coq breaks query answers at its default margin, whatever the printing width:
+    # a statement is kept on one line, like the goals.
+    statement = _LINE_BREAK.sub(" ", statement)
     return About(expands.group(1), expands.group(2), statement)
 
 

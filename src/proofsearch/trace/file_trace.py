@@ -41,6 +41,16 @@ _INDUCTIVE_WORDS = frozenset(
     {"Inductive", "CoInductive", "Variant", "Record", "Structure", "Class"}
 )
 _SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
+#: Sentences after which the batch ends, besides declarations: what the queries that
+#: follow must see as the tip.
+_BOUNDARY_WORDS = frozenset({"End", "Proof", "Add", "Obligation", "Existing"})
+#: Commands whose ``x is defined`` announcements are not about constants.
+_NOT_CONSTANTS = frozenset(
+    {"Ltac", "Ltac2", "Tactic", "Notation", "Infix", "Reserved", "Module", "Section",
+     "End", "Require", "Import", "Export", "Hint", "Create", "Declare"}
+)  # fmt: skip
+#: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
+_CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
 
 
 class FileFailed(Exception):
@@ -79,6 +89,12 @@ class _Proof:
     scope_path: list[str]
     in_signature: bool
     steps: list[dict[str, object]] = field(default_factory=list)
+    #: The name Coq gave the proof, when the statement does not say it.
+    given_name: str = ""
+
+    def named(self, conjectures: str) -> None:
+        words = conjectures.split()
+        self.given_name = words[0] if words else ""
 
 
 @dataclass
@@ -191,7 +207,7 @@ class FileTracer:
         return (
             command.word in vernac.DECLARING_KINDS
             or vernac.is_proof_ender(command)
-            or command.word in ("End", "Proof")
+            or command.word in _BOUNDARY_WORDS
         )
 
     def _calls(
@@ -239,8 +255,16 @@ class FileTracer:
             text for reply in replies for _, level, text in reply.messages if level == "info"
         ]
         if before is None and after is not None:
-            self._proof = _Proof(sentence, command, self.scopes.module_path(), self._in_signature())
+            proof = _Proof(sentence, command, self.scopes.module_path(), self._in_signature())
+            self._proof = proof
             self._structure = []
+            if (
+                not command.ident
+                or command.word not in vernac.DECLARING_KINDS
+                or (command.word == "Goal")
+            ):
+                # Coq named it (``Foo_instance_0``, ``Unnamed_thm``): ask while it is open.
+                self._queries.append(_Query("Show Conjectures.", proof.named))
         elif before is not None and self._proof is not None:
             text = sentence.text.strip()
             if _STRUCTURE.match(text):
@@ -260,7 +284,7 @@ class FileTracer:
             self._reask_section_premises()
         if before is None and after is None and command.word in vernac.DECLARING_KINDS:
             self._declare(sentence, command, announced_names(messages))
-        elif before is None and after is None and messages:
+        elif before is None and after is None and command.word not in _NOT_CONSTANTS:
             # A command that is not a declaration keyword declared something anyway
             # (``Add Morphism``, a ``Program`` whose obligations were solved).
             names = announced_names(messages)
@@ -293,11 +317,9 @@ class FileTracer:
     def _end_proof(self, ender: vernac.Command, announced: list[str]) -> None:
         proof, self._proof = self._proof, None
         assert proof is not None
-        ident = proof.command.ident if proof.command.word != "Goal" else "Unnamed_thm"
+        ident = proof.given_name or proof.command.ident
         if announced:
             ident = announced[0]
-        if proof.command.word == "Instance" and ident in (":", ""):
-            ident = announced[0] if announced else ""
         self.result.lemmas += 1
         fallback = ".".join([self.module, *proof.scope_path, ident])
 
@@ -328,10 +350,14 @@ class FileTracer:
         self._queries.append(_Query(f"About {name}.", lambda text: then(parse_about(text))))
 
     def _declare(self, sentence: Sentence, command: vernac.Command, announced: list[str]) -> None:
-        main = command.ident
+        main = command.ident if command.word in vernac.DECLARING_KINDS else ""
         names = list(announced)
-        if main and main not in names and command.word not in ("Instance", "Existing"):
+        if main and main not in names:
             names.insert(0, main)
+        if command.word == "Class":
+            field = _CLASS_FIELD.search(command.bare)
+            if field and "{" not in command.bare[field.start() : field.end()]:
+                names.append(field.group(1))
         declaring = _Declaring(
             sentence, command, self.scopes.module_path(), self._in_signature(), main
         )

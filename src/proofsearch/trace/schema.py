@@ -94,6 +94,9 @@ PremiseKind = Literal[
     "Instance",
     "Axiom",
     "Parameter",
+    "Primitive",
+    "Scheme",
+    "Projection",
     "Other",
 ]
 

@@ -63,6 +63,7 @@ DECLARING_KINDS: dict[str, str] = {
     "Derive": "Definition",
     "Equations": "Definition",
     "Next": "Lemma",
+    "Primitive": "Primitive",
     "Canonical": "Definition",
     "Coercion": "Definition",
 }
