@@ -76,6 +76,21 @@ def test_a_failing_file_is_reported_and_the_others_are_traced(
     assert _trace(root, out, "--retry-failed") == 1
 
 
+def test_a_file_over_its_time_limit_is_stopped_and_reported(tmp_path: Path) -> None:
+    source = tmp_path / "Loop.v"
+    source.write_text(
+        "Lemma fine : 1 = 1.\nProof. reflexivity. Qed.\n\n"
+        "Lemma loops : True.\nProof.\n  repeat (assert True by exact I).\nQed.\n"
+    )
+    out = tmp_path / "out"
+    assert main(["trace", str(source), "--out", str(out), "--no-progress", "--timeout", "3"]) == 1
+    (record,) = TraceDir(out).files()
+    assert record.status == "failed" and record.error is not None
+    assert (record.error.line, record.error.message) == (6, "time limit of the file reached (3 s)")
+    # What was finished before the limit is kept.
+    assert [p.name for p in TraceDir(out).premises("Loop")] == ["Loop.fine"]
+
+
 def test_rerun_traces_nothing_and_a_change_retraces_that_file_only(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project")
     out = tmp_path / "out"

@@ -125,6 +125,7 @@ class FileTracer:
         self.file = file
         self.module = module
         self.deadline = deadline
+        self.limit = round(deadline - time.monotonic())
         self.result = FileTrace()
         self.scopes = vernac.ScopeStack()
         self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
@@ -200,7 +201,8 @@ class FileTracer:
             self.result.error = FileError(line=exc.line, message=exc.message)
         except TimeoutError:
             line = self.line_of(sentences[min(current, len(sentences) - 1)].start)
-            self.result.error = FileError(line=line, message="time limit of the file reached")
+            message = f"time limit of the file reached ({self.limit:g} s)"
+            self.result.error = FileError(line=line, message=message)
         return self.result
 
     def _ends_batch(self, command: vernac.Command) -> bool:
