@@ -32,7 +32,7 @@ def stdlib_root() -> Path:
     """``$(coqc -where)/theories`` with its ``.v`` sources, or skip."""
     if shutil.which("coqc") is None:
         pytest.skip("coqc is not installed")
-    from proofsearch.data.coq_stdlib import default_root
+    from proofsearch.bench.stdlib_extract import default_root
 
     root = default_root()
     if not (root / "Lists" / "List.v").is_file():
@@ -50,7 +50,7 @@ def pinned_counts(stdlib_root: Path) -> None:
 @pytest.fixture(scope="session")
 def stdlib_sample(stdlib_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The committed sample as a theorem file: its index with the headers restored."""
-    from proofsearch.data.coq_stdlib_index import restore_file
+    from proofsearch.bench.stdlib_index import restore_file
 
     if coq_version() != "8.16.1":
         pytest.skip(f"the sample was drawn from Coq 8.16.1's stdlib, found {coq_version()!r}")

@@ -8,16 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from proofsearch.data import coq_stdlib
-from proofsearch.data.coq_stdlib import (
-    StdlibLemma,
-    allocate,
-    declares,
-    extract_file,
-    extract_library,
-    sample_stratified,
-    validate,
-)
+from proofsearch.bench.header_leak import declares
+from proofsearch.bench.stdlib_extract import Extraction, StdlibLemma, extract_file, extract_library
+from proofsearch.bench.stdlib_sample import allocate, sample_stratified
+from proofsearch.bench.stdlib_validate import validate
 from proofsearch.env.coq.sentences import split_sentences
 
 from .conftest import requires_coq
@@ -71,18 +65,18 @@ Qed.
 
 
 @pytest.fixture(scope="module")
-def synthetic(tmp_path_factory: pytest.TempPathFactory) -> coq_stdlib.Extraction:
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Extraction:
     root = tmp_path_factory.mktemp("theories")
     (root / "Demo").mkdir()
     (root / "Demo" / "Synth.v").write_text(SYNTHETIC)
     return extract_file(root / "Demo" / "Synth.v", root)
 
 
-def by_ident(extraction: coq_stdlib.Extraction) -> dict[str, StdlibLemma]:
+def by_ident(extraction: Extraction) -> dict[str, StdlibLemma]:
     return {lemma.ident: lemma for lemma in extraction.lemmas}
 
 
-def test_synthetic_counts(synthetic: coq_stdlib.Extraction) -> None:
+def test_synthetic_counts(synthetic: Extraction) -> None:
     assert synthetic.found == 10  # the commented-out lemma is not one
     assert sorted(by_ident(synthetic)) == sorted(
         ["top", "in_section", "in_module", "in_sealed", "transparent", "last"]
@@ -93,7 +87,7 @@ def test_synthetic_counts(synthetic: coq_stdlib.Extraction) -> None:
     assert synthetic.kept_by_scope() == Counter({"top_level": 3, "section": 1, "module": 2})
 
 
-def test_synthetic_fields(synthetic: coq_stdlib.Extraction) -> None:
+def test_synthetic_fields(synthetic: Extraction) -> None:
     lemmas = by_ident(synthetic)
     top = lemmas["top"].to_record()
     assert top["name"] == "Demo/Synth.v:top"
@@ -118,7 +112,7 @@ def test_synthetic_fields(synthetic: coq_stdlib.Extraction) -> None:
 
 
 def test_sealed_module_is_opened_without_its_signature(
-    synthetic: coq_stdlib.Extraction,
+    synthetic: Extraction,
 ) -> None:
     lemmas = by_ident(synthetic)
     inside = lemmas["in_sealed"].header
@@ -128,7 +122,7 @@ def test_sealed_module_is_opened_without_its_signature(
 
 
 def test_headers_are_prefixes_and_never_declare_the_lemma(
-    synthetic: coq_stdlib.Extraction,
+    synthetic: Extraction,
 ) -> None:
     for lemma in synthetic.lemmas:
         assert not declares(lemma.header, lemma.qualid), lemma.name
@@ -140,7 +134,7 @@ def test_headers_are_prefixes_and_never_declare_the_lemma(
 
 
 @requires_coq
-def test_synthetic_lemmas_compile_outside_the_file(synthetic: coq_stdlib.Extraction) -> None:
+def test_synthetic_lemmas_compile_outside_the_file(synthetic: Extraction) -> None:
     """Header + statement + proof + Qed + footer compiles in each kind of scope."""
     cases = ("in_section", "in_module", "in_sealed", "last")
     for lemma in (x for x in synthetic.lemmas if x.ident in cases):
@@ -211,11 +205,11 @@ def test_rejected_draws_are_replaced_from_the_same_part() -> None:
 
 
 @pytest.fixture(scope="module")
-def library(stdlib_root: Path) -> coq_stdlib.Extraction:
+def library(stdlib_root: Path) -> Extraction:
     return extract_library(stdlib_root)
 
 
-def test_whole_library_counts(library: coq_stdlib.Extraction, pinned_counts: None) -> None:
+def test_whole_library_counts(library: Extraction, pinned_counts: None) -> None:
     assert library.files == 562 and not library.files_unsplittable
     assert library.found == 11763
     assert len(library.lemmas) == 8053

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proofsearch.data.coq_stdlib import extract_file
+from proofsearch.bench.stdlib_extract import extract_file
 from proofsearch.env.coq.backend import CoqProver
 from proofsearch.theorem import Theorem
 

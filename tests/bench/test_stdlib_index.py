@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from proofsearch.data.coq_stdlib_index import index_record, restore
+from proofsearch.bench.stdlib_index import index_record, restore
 
 from .conftest import INDEX
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from proofsearch.data.coq_stdlib import CHECK_MODULE, declares
+from proofsearch.bench.header_leak import declares
+from proofsearch.bench.stdlib_validate import CHECK_MODULE
 from proofsearch.data.theorems import load_theorems
 from proofsearch.env.coq.checker import parse_assumptions, statement_name
 from proofsearch.env.coq.sentences import split_sentences

@@ -2,7 +2,7 @@
 
 ``extract-coq-stdlib`` builds the Coq standard-library benchmark and ``restore-coq-stdlib``
 puts the headers back into its committed index (see
-:mod:`proofsearch.data.coq_stdlib`). Further tools (the engine benchmark) register
+:mod:`proofsearch.bench`). Further tools (the engine benchmark) register
 themselves in :data:`BENCH_COMMANDS`: each entry adds its parser to the ``bench``
 group and sets ``bench_func``; :func:`run` dispatches to it, so ``func=run`` stays the
 one entry point the top-level CLI calls.
@@ -110,7 +110,7 @@ def add_restore_parser(bench: Any) -> None:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    from proofsearch.data.coq_stdlib_index import restore_file
+    from proofsearch.bench.stdlib_index import restore_file
 
     root = stdlib_root(args.root, args.coqc)
     if root is None:
@@ -150,11 +150,11 @@ def run(args: argparse.Namespace) -> int:
 
 def stdlib_root(root: Path | None, coqc: str) -> Path | None:
     """``root``, or the installed stdlib's ``theories/``; None (and a message) if unusable."""
-    from proofsearch.data import coq_stdlib
+    from proofsearch.bench import stdlib_extract
 
     if root is None:
         try:
-            root = coq_stdlib.default_root(coqc)
+            root = stdlib_extract.default_root(coqc)
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
             return None
@@ -165,7 +165,7 @@ def stdlib_root(root: Path | None, coqc: str) -> Path | None:
 
 
 def run_extract(args: argparse.Namespace) -> int:
-    from proofsearch.data import coq_stdlib
+    from proofsearch.bench import stdlib_build, stdlib_extract, stdlib_validate
 
     root = stdlib_root(args.root, args.coqc)
     if root is None:
@@ -176,7 +176,7 @@ def run_extract(args: argparse.Namespace) -> int:
     start = time.monotonic()
     done = [0]
 
-    def progress(lemma: coq_stdlib.StdlibLemma, verdict: coq_stdlib.Validation) -> None:
+    def progress(lemma: stdlib_extract.StdlibLemma, verdict: stdlib_validate.Validation) -> None:
         done[0] += 1
         if not args.quiet:
             status = "ok" if verdict.ok else f"REJECTED ({verdict.reason})"
@@ -188,7 +188,7 @@ def run_extract(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    benchmark = coq_stdlib.build_benchmark(
+    benchmark = stdlib_build.build_benchmark(
         root,
         sample=args.sample,
         seed=args.seed,
@@ -202,14 +202,14 @@ def run_extract(args: argparse.Namespace) -> int:
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
-        for record in coq_stdlib.iter_records(benchmark.sample):
+        for record in stdlib_build.iter_records(benchmark.sample):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     if args.index_out is not None:
-        from proofsearch.data.coq_stdlib_index import index_record
+        from proofsearch.bench.stdlib_index import index_record
 
         args.index_out.parent.mkdir(parents=True, exist_ok=True)
         with args.index_out.open("w", encoding="utf-8") as handle:
-            for record in coq_stdlib.iter_records(benchmark.sample):
+            for record in stdlib_build.iter_records(benchmark.sample):
                 handle.write(json.dumps(index_record(record), ensure_ascii=False) + "\n")
     print(benchmark.summary())
     size = args.out.stat().st_size

@@ -4,10 +4,11 @@ A stdlib entry's ``header`` is its file's whole prefix, so headers are 90 % of a
 (6.9 of 7.5 MB for 500 lemmas) and repeat what the installed Coq already ships. The
 committed ``benchmarks/coq/stdlib-sample.index.jsonl`` holds every other field of each
 entry (statement, reference proof, allowed axioms found by the validation, ...);
-:func:`restore` re-extracts each entry's file with :func:`~proofsearch.data.coq_stdlib.extract_file`
-and puts the header back. The statement and reference proof must come out exactly as
-recorded, or the installed stdlib is not the one the sample was drawn from, and the
-entry is reported, never silently changed.
+:func:`restore` re-extracts each entry's file with
+:func:`~proofsearch.bench.stdlib_extract.extract_file` and puts the header back. The
+statement and reference proof must come out exactly as recorded, or the installed
+stdlib is not the one the sample was drawn from, and the entry is reported, never
+silently changed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofsearch.data.coq_stdlib import StdlibLemma, extract_file
+from proofsearch.bench.stdlib_extract import StdlibLemma, extract_file
 
 #: Fields restore needs in every index line; all of them are compared or used.
 REQUIRED = ("name", "file", "qualid", "statement", "reference_proof")

@@ -1,0 +1,185 @@
+"""The whole stdlib benchmark: extract, sample, validate, with the counts of every stage.
+
+Lemmas that do not compile outside the library are replaced by the next ones drawn
+from their part, so the sample keeps its size and stratification.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proofsearch.bench.stdlib_extract import SKIP_REASONS, Extraction, StdlibLemma, extract_library
+from proofsearch.bench.stdlib_sample import sample_stratified
+from proofsearch.bench.stdlib_validate import (
+    DEFAULT_TIMEOUT,
+    VALIDATION_REASONS,
+    Validation,
+    ValidationCache,
+    check_opens,
+    validate_all,
+)
+
+#: What :func:`build_benchmark` does with the CoqProver open check.
+OPEN_CHECKS = ("report", "reject", "off")
+
+
+@dataclass
+class Benchmark:
+    """A sample and the counts of every stage (for the summary and the README)."""
+
+    extraction: Extraction
+    sample: list[StdlibLemma]
+    rejected: list[tuple[StdlibLemma, Validation]] = field(default_factory=list)
+    validated: bool = False
+    #: Sample lemmas that compile but do not open in CoqProver (``open_check="report"``).
+    open_failures: list[tuple[StdlibLemma, Validation]] = field(default_factory=list)
+
+    def rejected_by_reason(self) -> Counter[str]:
+        return Counter(v.reason for _, v in self.rejected)
+
+    def counts(self) -> dict[str, Any]:
+        """The counts of :meth:`summary`, as JSON-ready data."""
+        ex = self.extraction
+        return {
+            "files": ex.files,
+            "files_unsplittable": ex.files_unsplittable,
+            "found": ex.found,
+            "kept": len(ex.lemmas),
+            "kept_by_scope": dict(sorted(ex.kept_by_scope().items())),
+            "kept_by_part": dict(sorted(ex.kept_by_part().items())),
+            "skipped_by_reason": dict(ex.skipped_by_reason().most_common()),
+            "validated": self.validated,
+            "rejected_by_reason": dict(self.rejected_by_reason().most_common()),
+            "rejected": [
+                {"name": lemma.name, "reason": v.reason, "message": v.message[-500:]}
+                for lemma, v in self.rejected
+            ],
+            "sample": len(self.sample),
+            "sample_by_part": dict(sorted(Counter(x.part for x in self.sample).items())),
+            "sample_with_axioms": sum(1 for x in self.sample if x.allowed_axioms),
+            "open_failures": [
+                {"name": lemma.name, "message": v.message[-500:]} for lemma, v in self.open_failures
+            ],
+        }
+
+    def summary(self) -> str:
+        """A plain-text summary: found, kept, skipped by reason, sample by part."""
+        ex = self.extraction
+        lines = [
+            f"files read: {ex.files} ({len(ex.files_unsplittable)} unsplittable)",
+            f"lemmas found: {ex.found}",
+            f"lemmas kept: {len(ex.lemmas)}",
+        ]
+        for scope, count in sorted(ex.kept_by_scope().items()):
+            lines.append(f"  {scope}: {count}")
+        lines.append(f"lemmas skipped: {len(ex.skipped)}")
+        for reason, count in ex.skipped_by_reason().most_common():
+            lines.append(f"  {reason}: {count} ({SKIP_REASONS.get(reason, reason)})")
+        if self.validated:
+            drawn = len(self.sample) + len(self.rejected)
+            lines.append(f"drawn and compiled: {drawn}; rejected: {len(self.rejected)}")
+            for reason, count in self.rejected_by_reason().most_common():
+                lines.append(f"  {reason}: {count} ({VALIDATION_REASONS.get(reason, reason)})")
+        lines.append(f"sample: {len(self.sample)}")
+        by_part = Counter(lemma.part for lemma in self.sample)
+        lines.append("  " + ", ".join(f"{p} {c}" for p, c in sorted(by_part.items())))
+        with_axioms = sum(1 for lemma in self.sample if lemma.allowed_axioms)
+        if self.validated:
+            lines.append(f"sample lemmas resting on axioms: {with_axioms}")
+        if self.open_failures:
+            lines.append(
+                f"sample lemmas that compile but do not open in CoqProver: "
+                f"{len(self.open_failures)} (kept; a prover bug to fix)"
+            )
+            for lemma, verdict in self.open_failures:
+                message = " ".join(verdict.message.split())
+                lines.append(f"  {lemma.name}: {message[:150]}...{message[-150:]}")
+        return "\n".join(lines)
+
+
+def build_benchmark(
+    root: Path,
+    *,
+    sample: int | None,
+    seed: int = 0,
+    validate_sample: bool = True,
+    jobs: int | None = None,
+    coqc: str = "coqc",
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Callable[[StdlibLemma, Validation], None] | None = None,
+    cache: Path | None = None,
+    open_check: str = "report",
+) -> Benchmark:
+    """Extract, sample (all lemmas when ``sample`` is None) and validate.
+
+    Validation compiles each drawn lemma with ``coqc`` (and reads its axioms); a lemma
+    that fails is replaced by the next one drawn from its part. ``open_check`` then
+    opens the lemmas that compiled in :class:`CoqProver`: ``report`` lists the ones
+    that fail there (the sample stays defined by Coq alone, so a prover bug shows as
+    an error to fix rather than silently reshaping the benchmark), ``reject`` replaces
+    them too, ``off`` skips the check.
+    """
+    if open_check not in OPEN_CHECKS:
+        raise ValueError(f"open_check must be one of {', '.join(OPEN_CHECKS)}")
+    extraction = extract_library(root)
+    rejected: list[tuple[StdlibLemma, Validation]] = []
+    open_failures: list[tuple[StdlibLemma, Validation]] = []
+    store = ValidationCache(cache)
+
+    def accept(batch: list[StdlibLemma]) -> list[bool]:
+        todo = [lemma for lemma in batch if store.get(lemma, "coqc") is None]
+        for lemma, verdict in zip(
+            todo,
+            validate_all(todo, jobs=jobs, coqc=coqc, timeout=timeout, progress=progress),
+            strict=True,
+        ):
+            store.put(lemma, "coqc", verdict)
+        verdicts = [store.get(lemma, "coqc") for lemma in batch]
+        if open_check != "off":
+            todo = [
+                lemma
+                for lemma, verdict in zip(batch, verdicts, strict=True)
+                if verdict is not None and verdict.ok and store.get(lemma, "open") is None
+            ]
+            for lemma, verdict in zip(todo, check_opens(todo, progress), strict=True):
+                store.put(lemma, "open", verdict)
+            opened = [store.get(lemma, "open") for lemma in batch]
+            open_failures.extend(
+                (lemma, verdict)
+                for lemma, verdict in zip(batch, opened, strict=True)
+                if verdict is not None and not verdict.ok
+            )
+        if open_check == "reject":
+            verdicts = [
+                opened if verdict is not None and verdict.ok and opened is not None else verdict
+                for verdict, opened in zip(
+                    verdicts, (store.get(lemma, "open") for lemma in batch), strict=True
+                )
+            ]
+        ok: list[bool] = []
+        for lemma, verdict in zip(batch, verdicts, strict=True):
+            assert verdict is not None
+            compiled = store.get(lemma, "coqc")
+            if verdict.ok and compiled is not None:
+                lemma.allowed_axioms = compiled.axioms
+            else:
+                rejected.append((lemma, verdict))
+            ok.append(verdict.ok)
+        return ok
+
+    n = len(extraction.lemmas) if sample is None else sample
+    chosen = sample_stratified(extraction.lemmas, n, seed, accept if validate_sample else None)
+    benchmark = Benchmark(extraction, chosen, rejected, validated=validate_sample)
+    if open_check == "report":
+        kept = {lemma.name for lemma in chosen}
+        benchmark.open_failures = [(x, v) for x, v in open_failures if x.name in kept]
+    return benchmark
+
+
+def iter_records(lemmas: Iterable[StdlibLemma]) -> Iterator[dict[str, Any]]:
+    for lemma in lemmas:
+        yield lemma.to_record()
