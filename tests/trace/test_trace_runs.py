@@ -172,3 +172,35 @@ def test_stdlib_selection(tmp_path: Path) -> None:
     assert premises["Coq.Bool.Bool.negb_involutive"].kind == "Lemma"
     steps = [s for s in trace.steps("Coq.Init.Peano") if s.lemma == "Coq.Init.Peano.plus_n_O"]
     assert steps and steps[0].goals[0].conclusion == "forall n : nat, n = n + 0"
+
+
+def test_a_command_that_makes_two_states_inside_a_proof(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Open Scope`` inside a proof makes two states: ids after it are not predictable.
+
+    Normally the batch ends there; with batches forced long, the tracer must notice the
+    gap, drop what was sent on the wrong parent and send it again: same records.
+    """
+    from proofsearch.trace import file_trace
+
+    source = tmp_path / "Scopes.v"
+    source.write_text(
+        "Lemma a : True.\nProof.\nOpen Scope nat_scope.\nexact I.\nQed.\n"
+        "Lemma b : 1 + 1 = 2.\nProof.\nOpaque Nat.add.\nTransparent Nat.add.\nreflexivity.\nQed.\n"
+    )
+
+    def run() -> file_trace.FileTrace:
+        args = ["-Q", str(tmp_path), ""]
+        return file_trace.trace_file(source, "Scopes.v", "Scopes", args, timeout=60,
+                                     memory_limit_mb=4096)  # fmt: skip
+
+    normal = run()
+    monkeypatch.setattr(file_trace.FileTracer, "_ends_batch", lambda self, command, p: False)
+    forced = run()
+    assert normal.error is None and forced.error is None
+    assert [(s.lemma, s.tactic) for s in normal.steps] == [
+        ("Scopes.a", "exact I."), ("Scopes.b", "reflexivity."),
+    ]  # fmt: skip
+    assert forced.steps == normal.steps
+    assert [p.name for p in forced.premises] == ["Scopes.a", "Scopes.b"]

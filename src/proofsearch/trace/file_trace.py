@@ -137,6 +137,7 @@ class FileTracer:
         self._queries: list[_Query] = []
         self._proof: _Proof | None = None
         self._structure: list[str] = []
+        self._sentences: list[Sentence] = []
 
     # -- positions ------------------------------------------------------------------
 
@@ -164,6 +165,7 @@ class FileTracer:
         except SentenceError as exc:
             self.result.error = FileError(line=1, message=f"cannot split into sentences: {exc}")
             return self.result
+        self._sentences = sentences
         current = 0
         state = self.top.root_state
         goals_before: xml.Goals | None = None
@@ -173,30 +175,44 @@ class FileTracer:
                 calls = [Call(xml.query_call(q.text, state), self._budget()) for q in queries]
                 batch: list[Sentence] = []
                 if not queries or not any(q.text.startswith("Print") for q in queries):
+                    in_proof = goals_before is not None
                     while current + len(batch) < len(sentences) and len(batch) < BATCH:
                         sentence = sentences[current + len(batch)]
                         batch.append(sentence)
-                        if self._ends_batch(vernac.command_of(sentence.text)):
+                        if self._ends_batch(vernac.command_of(sentence.text), in_proof):
                             break
+                base = state
                 for k, sentence in enumerate(batch):
-                    calls.append(
-                        Call(xml.add_call(sentence.text, state + k, verbose=True), self._budget())
-                    )
+                    add = xml.add_call(sentence.text, base + k, verbose=True)
+                    calls.append(Call(add, self._budget()))
                     calls.append(Call(xml.goal_call(), self._budget()))
-                replies = self._calls(calls, sentences, current, len(queries))
+                replies = self._calls(calls, current, len(queries))
                 for query, reply in zip(queries, replies, strict=False):
                     query.done(_notice(reply))
+                done = 0
                 for k, sentence in enumerate(batch):
                     add, run = replies[len(queries) + 2 * k : len(queries) + 2 * k + 2]
-                    expected = state + 1
+                    if state != base + k:
+                        # The previous sentence made more than one state (a command with
+                        # side effects inside a proof): the rest of the batch was sent on
+                        # a wrong parent. Drop whatever it added and send it again.
+                        self._edit_at(state, sentence)
+                        break
+                    line = self.line_of(sentence.start)
+                    if not add.good:
+                        raise FileFailed(line, add.message)
+                    errors = [message for _, message in run.errors]
+                    if not run.good or errors:
+                        raise FileFailed(line, run.message or errors[0])
                     got = add.value.find("pair/state_id")
-                    if got is None or int(got.get("val", "0")) != expected:
-                        raise FileFailed(self.line_of(sentence.start), "unexpected state id")
-                    state = expected
+                    if got is None:
+                        raise FileFailed(line, "Add answered no state id")
+                    state = int(got.get("val", "0"))
                     goals_after = self._goals_of(run)
                     self._sentence(sentence, goals_before, goals_after, [add, run])
                     goals_before = goals_after
-                current += len(batch)
+                    done += 1
+                current += done
         except FileFailed as exc:
             self.result.error = FileError(line=exc.line, message=exc.message)
         except TimeoutError:
@@ -205,37 +221,41 @@ class FileTracer:
             self.result.error = FileError(line=line, message=message)
         return self.result
 
-    def _ends_batch(self, command: vernac.Command) -> bool:
+    def _ends_batch(self, command: vernac.Command, in_proof: bool) -> bool:
+        """Whether a batch ends after this sentence.
+
+        After a declaration, the queries about it must run while it is the tip. Inside
+        a proof, a command with side effects (``Open Scope``, ``Opaque``) makes two
+        states instead of one, so the state ids after it cannot be predicted.
+        """
         return (
             command.word in vernac.DECLARING_KINDS
             or vernac.is_proof_ender(command)
             or command.word in _BOUNDARY_WORDS
+            or (in_proof and command.word in vernac.NON_TACTIC_WORDS)
         )
 
-    def _calls(
-        self, calls: list[Call], sentences: list[Sentence], current: int, queries: int
-    ) -> list[Reply]:
-        """Send a batch; turn a failure into :class:`FileFailed` at the right line."""
+    def _edit_at(self, state: int, sentence: Sentence) -> None:
+        reply = self._calls([Call(xml.edit_at_call(state), self._budget())], 0, 0)[0]
+        if not reply.good:
+            raise FileFailed(self.line_of(sentence.start), f"Edit_at failed: {reply.message}")
+
+    def _calls(self, calls: list[Call], current: int, queries: int) -> list[Reply]:
+        """Send a batch; a timeout or a dead process becomes :class:`FileFailed`."""
+        sentences = self._sentences
 
         def line_at(index: int) -> int:
             sentence_index = current + max(0, index - queries) // 2
             return self.line_of(sentences[min(sentence_index, len(sentences) - 1)].start)
 
         try:
-            replies = self.top.calls(calls)
+            return self.top.calls(calls)
         except ReplyTimeout as exc:
             if time.monotonic() >= self.deadline:
                 raise TimeoutError from None
             raise FileFailed(line_at(exc.index), "no reply in time") from None
         except CallsInterrupted as exc:
             raise FileFailed(line_at(len(exc.replies)), f"coqidetop died: {exc}") from None
-        for index, reply in enumerate(replies):
-            if index < queries:
-                continue
-            errors = [message for _, message in reply.errors]
-            if not reply.good or errors:
-                raise FileFailed(line_at(index), reply.message or errors[0])
-        return replies
 
     @staticmethod
     def _goals_of(reply: Reply) -> xml.Goals | None:
