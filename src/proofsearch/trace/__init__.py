@@ -2,5 +2,14 @@
 
 :mod:`proofsearch.trace.schema` holds the record types and the reader of a trace folder;
 it imports nothing from the prover layer, so generators can read traces without
-starting Coq.
+starting Coq. The tracer itself (``proofsearch trace``, see ``docs/trace.md``):
+
+- :mod:`~proofsearch.trace.sources`: the files to trace, their logical names and Coq
+  arguments (installed stdlib, ``_CoqProject``, loose files);
+- :mod:`~proofsearch.trace.deps`: direct requires from ``coqdep``, dependency order;
+- :mod:`~proofsearch.trace.file_trace`: one file through coqidetop (steps, premises);
+- :mod:`~proofsearch.trace.goals`, :mod:`~proofsearch.trace.declarations`: reading
+  Coq's printed goals and its answers about declarations;
+- :mod:`~proofsearch.trace.shards`: shard keys and atomic writes;
+- :mod:`~proofsearch.trace.runner`: jobs on a process pool, in dependency order.
 """
