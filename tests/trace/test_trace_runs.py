@@ -204,3 +204,29 @@ def test_a_command_that_makes_two_states_inside_a_proof(
     ]  # fmt: skip
     assert forced.steps == normal.steps
     assert [p.name for p in forced.premises] == ["Scopes.a", "Scopes.b"]
+
+
+def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
+    """``Include F`` and ``Module N := F M`` make constants no sentence declares; they
+    are premises (kind ``Included``) placed at the ``Include``/``Module`` sentence.
+    Functor bodies and module types declare no premises of their own."""
+    from proofsearch.trace.file_trace import trace_file
+
+    source = tmp_path / "Functors.v"
+    source.write_text(
+        "Module Type T. Parameter t : Type. End T.\n"
+        "Module F (X : T). Lemma l1 : forall x : X.t, x = x. Proof. reflexivity. Qed. End F.\n"
+        "Module M.\nDefinition t := nat.\nInclude F.\n"
+        "Lemma after : forall n : t, n = n. Proof. exact l1. Qed.\nEnd M.\n"
+        "Module N := F M.\n"
+    )
+    trace = trace_file(source, "Functors.v", "Functors", ["-Q", str(tmp_path), ""],
+                       timeout=60, memory_limit_mb=4096)  # fmt: skip
+    assert trace.error is None
+    assert [(p.name, p.kind, p.statement, p.line) for p in trace.premises] == [
+        ("Functors.M.t", "Definition", "Set", 4),
+        ("Functors.M.l1", "Included", "forall x : M.t, x = x", 5),
+        ("Functors.M.after", "Lemma", "forall n : t, n = n", 6),
+        ("Functors.N.l1", "Included", "forall x : M.t, x = x", 8),
+    ]  # fmt: skip
+    assert [s.lemma for s in trace.steps] == ["Functors.F.l1", "Functors.M.after"]

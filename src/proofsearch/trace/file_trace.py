@@ -43,12 +43,14 @@ _INDUCTIVE_WORDS = frozenset(
 _SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
 #: Sentences after which the batch ends, besides declarations: what the queries that
 #: follow must see as the tip.
-_BOUNDARY_WORDS = frozenset({"End", "Proof", "Add", "Obligation", "Existing"})
+_BOUNDARY_WORDS = frozenset({"End", "Proof", "Add", "Obligation", "Existing", "Module", "Include"})
 #: Commands whose ``x is defined`` announcements are not about constants.
 _NOT_CONSTANTS = frozenset(
     {"Ltac", "Ltac2", "Tactic", "Notation", "Infix", "Reserved", "Module", "Section",
      "End", "Require", "Import", "Export", "Hint", "Create", "Declare"}
 )  # fmt: skip
+_QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+_LINE_BREAK = re.compile(r"\s*\n\s*")
 #: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
 _CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
 
@@ -138,6 +140,8 @@ class FileTracer:
         self._proof: _Proof | None = None
         self._structure: list[str] = []
         self._sentences: list[Sentence] = []
+        #: The last ``Include`` of each open module, by nesting depth.
+        self._includes: dict[int, Sentence] = {}
 
     # -- positions ------------------------------------------------------------------
 
@@ -295,15 +299,29 @@ class FileTracer:
                 self._step(sentence, text, before, after)
             if after is None:
                 self._end_proof(command, announced_names(messages))
-        closes_section = (
-            command.word == "End"
-            and bool(self.scopes.scopes)
-            and self.scopes.scopes[-1].kind == "section"
+        closing = (
+            self.scopes.scopes[-1]
+            if command.word == "End"
+            and self.scopes.scopes
             and command.words[1:2] == (self.scopes.scopes[-1].name,)
+            else None
         )
+        if command.word == "Include" and not self._in_signature():
+            self._includes[len(self.scopes.scopes)] = sentence
         self.scopes.apply(command)
-        if closes_section:
+        if closing is not None and closing.kind == "section":
             self._reask_section_premises()
+        elif closing is not None and closing.kind == "module" and not self._in_signature():
+            included = self._includes.pop(len(self.scopes.scopes) + 1, None)
+            self._module_contents(closing.name, included or sentence)
+        elif command.word == "Module" and ":=" in command.bare and not self._in_signature():
+            name = (
+                command.words[2]
+                if command.words[1:2] in (("Import",), ("Export",))
+                else (command.ident)
+            )
+            if name:
+                self._module_contents(name, sentence)
         if before is None and after is None and command.word in vernac.DECLARING_KINDS:
             self._declare(sentence, command, announced_names(messages))
         elif before is None and after is None and command.word not in _NOT_CONSTANTS:
@@ -419,6 +437,24 @@ class FileTracer:
     def _constructor(self, declaring: _Declaring, name: str, about: About | None) -> None:
         if about is not None and about.what == "Constructor":
             self._declared(declaring, name, about)
+
+    def _module_contents(self, name: str, sentence: Sentence) -> None:
+        """Premises a closed module has but no sentence declared: what ``Include`` or a
+        functor application (``Module N := F M.``) put there. Placed at the module's
+        last ``Include`` (or the ``Module N := …`` sentence), never earlier than they
+        exist."""
+        path = self.scopes.module_path()
+
+        def found(text: str) -> None:
+            for entry in text.split("\n\n"):
+                relative, sep, statement = entry.partition(": ")
+                if not sep or not _QUALID.fullmatch(relative):
+                    continue
+                qualified = ".".join([self.module, *path, relative])
+                statement = _LINE_BREAK.sub(" ", statement.strip())
+                self._premise(qualified, "Included", statement, sentence)
+
+        self._queries.append(_Query(f"Search _ inside {name}.", found))
 
     def _reask_section_premises(self) -> None:
         """After ``End Sec``: each premise of the section gets its type as seen outside;

@@ -97,6 +97,7 @@ PremiseKind = Literal[
     "Primitive",
     "Scheme",
     "Projection",
+    "Included",
     "Other",
 ]
 
