@@ -230,3 +230,30 @@ def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
         ("Functors.N.l1", "Included", "forall x : M.t, x = x", 8),
     ]  # fmt: skip
     assert [s.lemma for s in trace.steps] == ["Functors.F.l1", "Functors.M.after"]
+
+
+def test_names_coq_gives_and_class_fields(tmp_path: Path) -> None:
+    """Unnamed proofs get Coq's name; a definitional class's field is a premise; a
+    section ``Let`` is not (it is gone once the section is closed)."""
+    from proofsearch.trace.file_trace import trace_file
+
+    source = tmp_path / "Names.v"
+    source.write_text(
+        "Class Foo (A : Type) := foo : A.\n"
+        "#[export] Instance : Foo nat.\nProof. exact 0. Qed.\n"
+        "Goal True. Proof. exact I. Qed.\n"
+        "Section S. Let l := 3. Lemma ll : l = 3. Proof. reflexivity. Qed. End S.\n"
+    )
+    trace = trace_file(source, "Names.v", "Names", ["-Q", str(tmp_path), ""],
+                       timeout=60, memory_limit_mb=4096)  # fmt: skip
+    assert trace.error is None
+    assert [(p.name, p.kind, p.statement) for p in trace.premises] == [
+        ("Names.Foo", "Record", "Type -> Type"),
+        ("Names.foo", "Projection", "forall {A : Type}, Foo A -> A"),
+        ("Names.Foo_instance_0", "Instance", "Foo nat"),
+        ("Names.Unnamed_thm", "Lemma", "True"),
+        ("Names.ll", "Lemma", "3 = 3"),
+    ]  # fmt: skip
+    assert [s.lemma for s in trace.steps] == [
+        "Names.Foo_instance_0", "Names.Unnamed_thm", "Names.ll",
+    ]  # fmt: skip

@@ -284,11 +284,8 @@ class FileTracer:
             proof = _Proof(sentence, command, self.scopes.module_path(), self._in_signature())
             self._proof = proof
             self._structure = []
-            if (
-                not command.ident
-                or command.word not in vernac.DECLARING_KINDS
-                or (command.word == "Goal")
-            ):
+            unnamed = command.word == "Goal" or not command.ident
+            if unnamed or command.word not in vernac.DECLARING_KINDS:
                 # Coq named it (``Foo_instance_0``, ``Unnamed_thm``): ask while it is open.
                 self._queries.append(_Query("Show Conjectures.", proof.named))
         elif before is not None and self._proof is not None:
@@ -314,12 +311,14 @@ class FileTracer:
         elif closing is not None and closing.kind == "module" and not self._in_signature():
             included = self._includes.pop(len(self.scopes.scopes) + 1, None)
             self._module_contents(closing.name, included or sentence)
-        elif command.word == "Module" and ":=" in command.bare and not self._in_signature():
-            name = (
-                command.words[2]
-                if command.words[1:2] in (("Import",), ("Export",))
-                else (command.ident)
-            )
+        elif (
+            command.word == "Module"
+            and command.words[1:2] != ("Type",)
+            and ":=" in command.bare
+            and not self._in_signature()
+        ):
+            imports = command.words[1:2] in (("Import",), ("Export",))
+            name = command.words[2] if imports and len(command.words) > 2 else command.ident
             if name:
                 self._module_contents(name, sentence)
         if before is None and after is None and command.word in vernac.DECLARING_KINDS:
