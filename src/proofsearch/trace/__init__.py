@@ -7,7 +7,9 @@ starting Coq. The tracer itself (``proofsearch trace``, see ``docs/trace.md``):
 - :mod:`~proofsearch.trace.sources`: the files to trace, their logical names and Coq
   arguments (installed stdlib, ``_CoqProject``, loose files);
 - :mod:`~proofsearch.trace.deps`: direct requires from ``coqdep``, dependency order;
-- :mod:`~proofsearch.trace.file_trace`: one file through coqidetop (steps, premises);
+- :mod:`~proofsearch.trace.file_trace`: one file through coqidetop (batches, proofs,
+  steps);
+- :mod:`~proofsearch.trace.premises`: what each sentence declared, asked of Coq;
 - :mod:`~proofsearch.trace.goals`, :mod:`~proofsearch.trace.declarations`: reading
   Coq's printed goals and its answers about declarations;
 - :mod:`~proofsearch.trace.shards`: shard keys and atomic writes;

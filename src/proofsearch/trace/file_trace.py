@@ -5,9 +5,8 @@ pipelined batches (one write, replies read in order; state ids are predicted, si
 coqidetop numbers the states it adds one after the other). The ``Goal`` after each
 sentence gives the goals before the next one, so every tactic step gets the goals it
 ran on without a second call. A batch ends after a sentence that may declare something
-(or ends a proof, or an ``End``): the names it declared are then asked about
-(``About``; ``Print`` for inductives, to find their constructors) while it is the tip,
-before anything else can shadow them.
+(or ends a proof, or an ``End``): the queries of :mod:`~proofsearch.trace.premises`
+about what it declared then run while it is the tip, before anything can shadow them.
 
 A sentence that fails, a process that dies or a file over its time budget stops the
 file: it is reported as failed with the line and Coq's message.
@@ -25,22 +24,14 @@ from proofsearch.env.base import EnvError
 from proofsearch.env.coq import vernac, xml
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, CoqIdeTop, Reply, ReplyTimeout
 from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentences
-from proofsearch.trace.declarations import (
-    About,
-    announced_names,
-    constructor_candidates,
-    parse_about,
-)
+from proofsearch.trace.declarations import About, announced_names
 from proofsearch.trace.goals import goal
+from proofsearch.trace.premises import PremiseCollector
 from proofsearch.trace.schema import FileError, Premise, ProofStep
 
 #: Sentences per pipelined batch when no declaration ends it earlier.
 BATCH = 64
 _STRUCTURE = re.compile(r"^(?:-+|\++|\*+|\{|\}|(?:\d+|\[\s*[\w']+\s*\])\s*:\s*\{)$")
-_INDUCTIVE_WORDS = frozenset(
-    {"Inductive", "CoInductive", "Variant", "Record", "Structure", "Class"}
-)
-_SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
 #: Sentences after which the batch ends, besides declarations: what the queries that
 #: follow must see as the tip.
 _BOUNDARY_WORDS = frozenset({"End", "Proof", "Add", "Obligation", "Existing", "Module", "Include"})
@@ -49,10 +40,6 @@ _NOT_CONSTANTS = frozenset(
     {"Ltac", "Ltac2", "Tactic", "Notation", "Infix", "Reserved", "Module", "Section",
      "End", "Require", "Import", "Export", "Hint", "Create", "Declare"}
 )  # fmt: skip
-_QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
-_LINE_BREAK = re.compile(r"\s*\n\s*")
-#: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
-_CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
 
 
 class FileFailed(Exception):
@@ -99,17 +86,6 @@ class _Proof:
         self.given_name = words[0] if words else ""
 
 
-@dataclass
-class _Declaring:
-    """A sentence whose declarations are being asked about."""
-
-    sentence: Sentence
-    command: vernac.Command
-    scope_path: list[str]
-    in_signature: bool
-    main: str
-
-
 class FileTracer:
     """Trace one file in an already started coqidetop (``-topfile`` set to the file)."""
 
@@ -131,17 +107,15 @@ class FileTracer:
         self.result = FileTrace()
         self.scopes = vernac.ScopeStack()
         self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
-        self._seen_premises: set[str] = set()
-        #: Premises declared inside the open sections: asked about again when a section
-        #: closes, for their type as seen from outside (section variables generalized).
-        self._section_premises: list[int] = []
-        self._dropped: set[int] = set()
         self._queries: list[_Query] = []
+        self.premises = PremiseCollector(file, module, self.scopes, self.line_of, self._ask)
         self._proof: _Proof | None = None
         self._structure: list[str] = []
         self._sentences: list[Sentence] = []
-        #: The last ``Include`` of each open module, by nesting depth.
-        self._includes: dict[int, Sentence] = {}
+
+    def _ask(self, text: str, done: Callable[[str], None]) -> None:
+        """Queue a query for the next batch, while the sentence it is about is the tip."""
+        self._queries.append(_Query(text, done))
 
     # -- positions ------------------------------------------------------------------
 
@@ -281,7 +255,9 @@ class FileTracer:
             text for reply in replies for _, level, text in reply.messages if level == "info"
         ]
         if before is None and after is not None:
-            proof = _Proof(sentence, command, self.scopes.module_path(), self._in_signature())
+            proof = _Proof(
+                sentence, command, self.scopes.module_path(), self.premises.in_signature()
+            )
             self._proof = proof
             self._structure = []
             unnamed = command.word == "Goal" or not command.ident
@@ -303,35 +279,31 @@ class FileTracer:
             and command.words[1:2] == (self.scopes.scopes[-1].name,)
             else None
         )
-        if command.word == "Include" and not self._in_signature():
-            self._includes[len(self.scopes.scopes)] = sentence
+        if command.word == "Include":
+            self.premises.include(sentence)
         self.scopes.apply(command)
         if closing is not None and closing.kind == "section":
-            self._reask_section_premises()
-        elif closing is not None and closing.kind == "module" and not self._in_signature():
-            included = self._includes.pop(len(self.scopes.scopes) + 1, None)
-            self._module_contents(closing.name, included or sentence)
+            self.premises.section_closed()
+        elif closing is not None and closing.kind == "module" and not self.premises.in_signature():
+            self.premises.module_closed(closing.name, sentence)
         elif (
             command.word == "Module"
             and command.words[1:2] != ("Type",)
             and ":=" in command.bare
-            and not self._in_signature()
+            and not self.premises.in_signature()
         ):
             imports = command.words[1:2] in (("Import",), ("Export",))
             name = command.words[2] if imports and len(command.words) > 2 else command.ident
             if name:
-                self._module_contents(name, sentence)
+                self.premises.module_contents(name, sentence)
         if before is None and after is None and command.word in vernac.DECLARING_KINDS:
-            self._declare(sentence, command, announced_names(messages))
+            self.premises.declare(sentence, command, announced_names(messages))
         elif before is None and after is None and command.word not in _NOT_CONSTANTS:
             # A command that is not a declaration keyword declared something anyway
             # (``Add Morphism``, a ``Program`` whose obligations were solved).
             names = announced_names(messages)
             if names:
-                self._declare(sentence, command, names)
-
-    def _in_signature(self) -> bool:
-        return bool(self.scopes.kinds & {"module_type", "functor"})
+                self.premises.declare(sentence, command, names)
 
     def _step(self, sentence: Sentence, text: str, before: xml.Goals, after: xml.Goals) -> None:
         assert self._proof is not None
@@ -368,7 +340,7 @@ class FileTracer:
                 name = ".".join([self.module, *proof.scope_path, about.kernel_name.split(".")[-1]])
                 if not proof.in_signature:
                     kind = vernac.DECLARING_KINDS.get(proof.command.word, "Lemma")
-                    self._premise(name, kind, about.statement, proof.sentence)
+                    self.premises.add(name, kind, about.statement, proof.sentence)
             for step in proof.steps:
                 self.result.steps.append(
                     ProofStep(
@@ -383,119 +355,12 @@ class FileTracer:
         if ender.word == "Abort" or not ident:
             finish(None)
         else:
-            self._ask_about(ident, finish)
-
-    def _ask_about(self, name: str, then: Callable[[About | None], None]) -> None:
-        self._queries.append(_Query(f"About {name}.", lambda text: then(parse_about(text))))
-
-    def _declare(self, sentence: Sentence, command: vernac.Command, announced: list[str]) -> None:
-        main = command.ident if command.word in vernac.DECLARING_KINDS else ""
-        names = list(announced)
-        if main and main not in names:
-            names.insert(0, main)
-        if command.word == "Class":
-            field = _CLASS_FIELD.search(command.bare)
-            if field and "{" not in command.bare[field.start() : field.end()]:
-                names.append(field.group(1))
-        declaring = _Declaring(
-            sentence, command, self.scopes.module_path(), self._in_signature(), main
-        )
-        for name in names:
-            self._ask_about(name, lambda about, n=name: self._declared(declaring, n, about))
-
-    def _declared(self, declaring: _Declaring, name: str, about: About | None) -> None:
-        if about is None or about.what not in ("Constant", "Inductive", "Constructor"):
-            return
-        word = declaring.command.word
-        if about.what == "Inductive":
-            kind = vernac.DECLARING_KINDS.get(word, "Inductive")
-            if word == "Class":
-                kind = "Record"
-            self._queries.append(
-                _Query(f"Print {name}.", lambda text: self._constructors(declaring, text))
-            )
-        elif about.what == "Constructor":
-            kind = "Constructor"
-        elif name == declaring.main or word not in _INDUCTIVE_WORDS:
-            kind = vernac.DECLARING_KINDS.get(word, "Other")
-        elif name.endswith(_SCHEME_SUFFIXES):
-            kind = "Scheme"
-        else:
-            kind = "Projection"
-        if kind == "Inductive" and word not in _INDUCTIVE_WORDS:
-            kind = "Inductive"
-        if declaring.in_signature:
-            return
-        qualified = ".".join([self.module, *declaring.scope_path, about.kernel_name.split(".")[-1]])
-        self._premise(qualified, kind, about.statement, declaring.sentence)
-
-    def _constructors(self, declaring: _Declaring, printed: str) -> None:
-        for name in constructor_candidates(printed):
-            self._ask_about(name, lambda about, n=name: self._constructor(declaring, n, about))
-
-    def _constructor(self, declaring: _Declaring, name: str, about: About | None) -> None:
-        if about is not None and about.what == "Constructor":
-            self._declared(declaring, name, about)
-
-    def _module_contents(self, name: str, sentence: Sentence) -> None:
-        """Premises a closed module has but no sentence declared: what ``Include`` or a
-        functor application (``Module N := F M.``) put there. Placed at the module's
-        last ``Include`` (or the ``Module N := …`` sentence), never earlier than they
-        exist."""
-        path = self.scopes.module_path()
-
-        def found(text: str) -> None:
-            for entry in text.split("\n\n"):
-                relative, sep, statement = entry.partition(": ")
-                if not sep or not _QUALID.fullmatch(relative):
-                    continue
-                qualified = ".".join([self.module, *path, relative])
-                statement = _LINE_BREAK.sub(" ", statement.strip())
-                self._premise(qualified, "Included", statement, sentence)
-
-        self._queries.append(_Query(f"Search _ inside {name}.", found))
-
-    def _reask_section_premises(self) -> None:
-        """After ``End Sec``: each premise of the section gets its type as seen outside;
-        one that no longer exists (a ``Let``) is dropped."""
-        for index in self._section_premises:
-            premise = self.result.premises[index]
-
-            def update(about: About | None, index: int = index, premise: Premise = premise) -> None:
-                if about is None or about.what not in ("Constant", "Inductive", "Constructor"):
-                    self._dropped.add(index)
-                else:
-                    self.result.premises[index] = premise.model_copy(
-                        update={"statement": about.statement}
-                    )
-
-            self._ask_about(premise.name, update)
-        if "section" not in self.scopes.kinds:
-            self._section_premises = []
+            self.premises.about(ident, finish)
 
     def finish(self) -> FileTrace:
         """The result, premises in file order (ties kept in declaration order)."""
-        kept = [p for i, p in enumerate(self.result.premises) if i not in self._dropped]
-        self.result.premises = sorted(kept, key=lambda premise: premise.offset)
+        self.result.premises = self.premises.finish()
         return self.result
-
-    def _premise(self, name: str, kind: str, statement: str, sentence: Sentence) -> None:
-        if name in self._seen_premises:
-            return
-        self._seen_premises.add(name)
-        if "section" in self.scopes.kinds:
-            self._section_premises.append(len(self.result.premises))
-        self.result.premises.append(
-            Premise(
-                name=name,
-                kind=kind,
-                statement=statement,
-                file=self.file,
-                module=self.module,
-                line=self.line_of(sentence.start),
-                offset=sentence.start,
-            )
-        )
 
 
 def _notice(reply: Reply) -> str:
