@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from proofsearch.data.jsonl import read_json_lines
 from proofsearch.env.coq.checker import proof_script
 from proofsearch.theorem import Theorem
 
@@ -75,42 +76,33 @@ def read_proofs(path: str | Path) -> tuple[list[FoundProof], list[str]]:
 
     A theorem listed twice keeps its last line.
     """
-    path = Path(path)
     found: dict[str, FoundProof] = {}
     problems: list[str] = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise ExportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{number}: invalid JSON: {exc.msg}")
-                continue
-            if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-                problems.append(f"{path}:{number}: expected an object with a string 'name'")
-                continue
-            name = data["name"]
-            if data.get("status") != "proved":
-                found.pop(name, None)
-                continue
-            proof = data.get("proof")
-            if not isinstance(proof, list) or not all(isinstance(t, str) for t in proof):
-                problems.append(f"{path}:{number}: field 'proof': expected a list of tactics")
-                continue
-            suffix = data.get("header_suffix")
+    for line in read_json_lines(path, ExportError):
+        if line.error is not None:
+            problems.append(line.problem(line.invalid))
+            continue
+        data = line.value
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            problems.append(line.problem("expected an object with a string 'name'"))
+            continue
+        name = data["name"]
+        if data.get("status") != "proved":
             found.pop(name, None)
-            found[name] = FoundProof(
-                name,
-                tuple(proof),
-                data.get("checked") is True,
-                number,
-                suffix if isinstance(suffix, str) else "",
-            )
+            continue
+        proof = data.get("proof")
+        if not isinstance(proof, list) or not all(isinstance(t, str) for t in proof):
+            problems.append(line.problem("field 'proof': expected a list of tactics"))
+            continue
+        suffix = data.get("header_suffix")
+        found.pop(name, None)
+        found[name] = FoundProof(
+            name,
+            tuple(proof),
+            data.get("checked") is True,
+            line.number,
+            suffix if isinstance(suffix, str) else "",
+        )
     return list(found.values()), problems
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofsearch.data.jsonl import read_json_lines
 from proofsearch.search.result import Status
 
 #: Status order in tables and plots (best first).
@@ -148,26 +149,19 @@ def load_run(path: str | Path, name: str | None = None) -> Run:
     """
     path = Path(path)
     run = Run(name or path.stem, path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = parse_result_line(json.loads(raw))
-            except json.JSONDecodeError as exc:
-                run.problems.append(f"{path}:{number}: invalid JSON: {exc.msg}")
-                continue
-            except ValueError as exc:
-                run.problems.append(f"{path}:{number}: {exc}")
-                continue
-            if line.name in run.results:
-                run.duplicates += 1
-                del run.results[line.name]  # keep the order of the last occurrence
-            run.results[line.name] = line
+    for entry in read_json_lines(path, ReportError):
+        if entry.error is not None:
+            run.problems.append(entry.problem(entry.invalid))
+            continue
+        try:
+            line = parse_result_line(entry.value)
+        except ValueError as exc:
+            run.problems.append(entry.problem(str(exc)))
+            continue
+        if line.name in run.results:
+            run.duplicates += 1
+            del run.results[line.name]  # keep the order of the last occurrence
+        run.results[line.name] = line
     return run
 
 

@@ -7,7 +7,6 @@ kept and copied to the results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from proofsearch.data.jsonl import json_lines
 from proofsearch.theorem import Theorem
 
 
@@ -62,13 +62,11 @@ def parse_theorem_lines(lines: Iterable[str], source: str) -> TheoremFile:
     """Parse JSONL text; every bad line is reported, none is dropped silently."""
     result = TheoremFile()
     seen: dict[str, int] = {}
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            result.invalid.append(InvalidLine(source, number, "(line)", f"invalid JSON: {exc}"))
+    for entry in json_lines(lines, source):
+        number, data = entry.number, entry.value
+        if entry.error is not None:
+            message = f"invalid JSON: {entry.error}"
+            result.invalid.append(InvalidLine(source, number, "(line)", message))
             continue
         if not isinstance(data, dict):
             result.invalid.append(InvalidLine(source, number, "(line)", "expected a JSON object"))

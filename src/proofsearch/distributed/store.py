@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from proofsearch.data.jsonl import json_lines
 from proofsearch.search.result import Status
 
 
@@ -44,15 +45,16 @@ def read_results(path: str | Path) -> ExistingResults:
     elif lines:
         existing.torn_tail = True
         lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+    for line in json_lines(lines, path):
+        if line.error is not None:
+            existing.problems.append(line.problem(f"unreadable result line ({line.error})"))
             continue
+        record = line.value
         try:
-            record = json.loads(raw)
             name = record["name"]
             Status(record["status"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            existing.problems.append(f"{path}:{number}: unreadable result line ({exc})")
+        except (KeyError, TypeError, ValueError) as exc:
+            existing.problems.append(line.problem(f"unreadable result line ({exc})"))
             continue
         existing.records[name] = record
     return existing
