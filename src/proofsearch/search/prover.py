@@ -16,7 +16,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from proofsearch.env.base import (
     EnvError,
@@ -37,6 +38,8 @@ from proofsearch.search.result import (
 from proofsearch.search.tree import SearchTree
 from proofsearch.theorem import Theorem
 
+_T = TypeVar("_T")
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -54,25 +57,33 @@ class SearchConfig:
     check: bool = True
 
 
-@dataclass
-class _Clock:
-    """Seconds spent in the generator and in the prover."""
+def _given(override: _T | None, configured: _T) -> _T:
+    """A keyword given to the prover wins over its config; ``None`` means not given."""
+    return configured if override is None else override
 
-    actor: float = 0.0
-    environment: float = 0.0
-    applications: int = 0
+
+@dataclass
+class _Stopwatch:
+    """Seconds spent in one part of the search, summed over its stretches."""
+
+    seconds: float = 0.0
 
     @contextmanager
-    def measure(self, what: str) -> Iterator[None]:
+    def running(self) -> Iterator[None]:
         start = time.perf_counter()
         try:
             yield
         finally:
-            spent = time.perf_counter() - start
-            if what == "actor":
-                self.actor += spent
-            else:
-                self.environment += spent
+            self.seconds += time.perf_counter() - start
+
+
+@dataclass
+class _Clock:
+    """Seconds spent in the generator (the actor) and in the prover (the environment)."""
+
+    actor: _Stopwatch = field(default_factory=_Stopwatch)
+    environment: _Stopwatch = field(default_factory=_Stopwatch)
+    applications: int = 0
 
 
 class BestFirstSearchProver:
@@ -89,36 +100,30 @@ class BestFirstSearchProver:
         num_sampled_tactics: int | None = None,
     ) -> None:
         config = config or SearchConfig()
-        overrides = {
-            key: value
-            for key, value in (
-                ("timeout", timeout),
-                ("max_expansions", max_expansions),
-                ("num_sampled_tactics", num_sampled_tactics),
-            )
-            if value is not None
-        }
-        if overrides:
-            config = SearchConfig(**{**config.__dict__, **overrides})
         self.prover = prover
         self.generator = generator
-        self.config = config
+        self.config = replace(
+            config,
+            timeout=_given(timeout, config.timeout),
+            max_expansions=_given(max_expansions, config.max_expansions),
+            num_sampled_tactics=_given(num_sampled_tactics, config.num_sampled_tactics),
+        )
 
     def search(self, theorem: Theorem) -> SearchResult:
         """Search ``theorem``; never raises for the theorem's own faults."""
         start = time.perf_counter()
         clock = _Clock()
         try:
-            with clock.measure("environment"):
+            with clock.environment.running():
                 session = self.prover.open(theorem)
         except EnvError as exc:
             result = error_result(theorem, str(exc))
             if isinstance(exc, ProverStartError):  # not the theorem's fault: see cli.search
                 result.extra[STARTUP_ERROR] = True
-            result.environment_time = clock.environment
+            result.environment_time = clock.environment.seconds
             result.total_time = time.perf_counter() - start
             return result
-        open_time = clock.environment
+        open_time = clock.environment.seconds
         try:
             result = self._search(theorem, session.root, session, clock, start)
         finally:
@@ -153,7 +158,7 @@ class BestFirstSearchProver:
             node.expanded = True
             expansions += 1
             try:
-                with clock.measure("actor"):
+                with clock.actor.running():
                     suggestions = self.generator.generate(
                         node.state.text, theorem, config.num_sampled_tactics
                     )
@@ -163,7 +168,7 @@ class BestFirstSearchProver:
                     error=f"tactic generator failed: {type(exc).__name__}: {exc}",
                 )  # fmt: skip
             tactics = [s.tactic for s in suggestions]
-            with clock.measure("environment"):
+            with clock.environment.running():
                 outcomes = session.apply_all(node.state, tactics, config.tactic_timeout)
             clock.applications += len(tactics)
             for suggestion, outcome in zip(suggestions, outcomes, strict=True):
@@ -231,8 +236,8 @@ class BestFirstSearchProver:
             status=status,
             proof=proof,
             error=error,
-            actor_time=clock.actor,
-            environment_time=clock.environment,
+            actor_time=clock.actor.seconds,
+            environment_time=clock.environment.seconds,
             num_total_nodes=len(tree),
             num_searched_nodes=expansions,
             num_tactic_applications=clock.applications,
