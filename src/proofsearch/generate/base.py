@@ -52,6 +52,18 @@ class TacticGenerator(ABC):
         """Release what the generator holds (models, connections)."""
 
 
+class BatchTacticGenerator(TacticGenerator):
+    """A generator whose unit of work is a batch (a model's forward pass): a single
+    request is answered as a batch of one."""
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return self.generate_batch([GenerationRequest(goals, theorem, n)])[0]
+
+    @abstractmethod
+    def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
+        """Answer several requests together."""
+
+
 def best_unique(suggestions: Sequence[Suggestion], n: int) -> list[Suggestion]:
     """Keep the best-scored copy of each tactic, best first, at most ``n`` of them."""
     best: dict[str, Suggestion] = {}

@@ -34,16 +34,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from proofsearch.generate.base import GenerationRequest, Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.base import (
+    BatchTacticGenerator,
+    GenerationRequest,
+    Suggestion,
+    best_unique,
+)
 from proofsearch.generate.prompt import (
     CAUSAL_TEMPLATE,
     SEQ2SEQ_TEMPLATE,
     appends_eos,
     check_side,
     check_template,
-    fit_prompt,
 )
-from proofsearch.theorem import Theorem
+from proofsearch.generate.tokenized import TokenizedPrompts
 
 try:
     import torch
@@ -168,7 +172,7 @@ class _StopOnTokens(StoppingCriteria):
         return cast(torch.BoolTensor, self.mask[input_ids[:, -1]])
 
 
-class HFTacticGenerator(TacticGenerator):
+class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
     """A local Hugging Face seq2seq or causal checkpoint behind :class:`TacticGenerator`.
 
     Options (all plain values, so that a registry entry can build it anywhere):
@@ -222,23 +226,10 @@ class HFTacticGenerator(TacticGenerator):
         seed: int | None = None,
         cpu_threads: int | None = None,
     ) -> None:
-        if strategy not in ("beam", "sample"):
-            raise ValueError(f"strategy must be 'beam' or 'sample', got {strategy!r}")
-        if scoring not in ("auto", "beam", "forward"):
-            raise ValueError(f"scoring must be 'auto', 'beam' or 'forward', got {scoring!r}")
-        if max_new_tokens < 1 or max_input_tokens < 1:
-            raise ValueError("max_new_tokens and max_input_tokens must be positive")
-        if max_batch_size is not None and max_batch_size < 1:
-            raise ValueError(f"max_batch_size must be positive or None, got {max_batch_size}")
-        if temperature <= 0:
-            raise ValueError(f"temperature must be positive, got {temperature}")
-        path = Path(model).expanduser()
-        if not path.is_dir():
-            raise FileNotFoundError(
-                f"hf generator: model directory {str(path)!r} not found (weights are never "
-                "downloaded: point 'model' at a local checkpoint directory)"
-            )
-        self.path = path
+        _check_options(
+            strategy, scoring, max_new_tokens, max_input_tokens, max_batch_size, temperature
+        )
+        self.path = _checkpoint_dir(model)
         self.strategy: Strategy = strategy
         self.scoring: Scoring = scoring
         self.scores_memory_limit = scores_memory_limit
@@ -254,47 +245,61 @@ class HFTacticGenerator(TacticGenerator):
             torch.manual_seed(seed)
         if cpu_threads is not None:
             torch.set_num_threads(cpu_threads)
-
-        config = AutoConfig.from_pretrained(path, local_files_only=True)
-        self.is_encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
-        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model_class = AutoModelForSeq2SeqLM if self.is_encoder_decoder else AutoModelForCausalLM
-        self.model = model_class.from_pretrained(
-            path, local_files_only=True, **_dtype_kw(self.dtype)
-        )
-        self.model.to(self.device)  # type: ignore[arg-type]  # transformers' stub is wrong
-        self.model.eval()
-
+        config = self._load()
         self.template = check_template(
-            template
-            if template is not None
-            else (SEQ2SEQ_TEMPLATE if self.is_encoder_decoder else CAUSAL_TEMPLATE)
+            template if template is not None else self._default_template()
         )
         self._set_special_tokens()
         self._strip_eos = not self.is_encoder_decoder and appends_eos(self.tokenizer, self.eos_ids)
-        self.max_input_tokens = max_input_tokens
-        positions = _max_positions(config)
-        if not self.is_encoder_decoder and positions is not None:
-            room = positions - max_new_tokens
-            if room < 1:
-                raise ValueError(
-                    f"max_new_tokens={max_new_tokens} leaves no room for a prompt in the "
-                    f"model's {positions} positions"
-                )
-            self.max_input_tokens = min(max_input_tokens, room)
+        self.max_input_tokens = self._input_limit(config, max_input_tokens)
         self.stop_at_newline = (
             (not self.is_encoder_decoder) if stop_at_newline is None else stop_at_newline
         )
         self._vocab = int(self.model.get_output_embeddings().weight.shape[0])
+        self._set_newline_stop()
+        self._lock = threading.Lock()
+
+    # -- setup -------------------------------------------------------------------------
+
+    def _load(self) -> Any:
+        """Load the tokenizer and the model (offline) onto the device; return the
+        checkpoint's configuration."""
+        config = AutoConfig.from_pretrained(self.path, local_files_only=True)
+        self.is_encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        model_class = AutoModelForSeq2SeqLM if self.is_encoder_decoder else AutoModelForCausalLM
+        self.model = model_class.from_pretrained(
+            self.path, local_files_only=True, **_dtype_kw(self.dtype)
+        )
+        self.model.to(self.device)  # type: ignore[arg-type]  # transformers' stub is wrong
+        self.model.eval()
+        return config
+
+    def _default_template(self) -> str:
+        return SEQ2SEQ_TEMPLATE if self.is_encoder_decoder else CAUSAL_TEMPLATE
+
+    def _input_limit(self, config: Any, max_input_tokens: int) -> int:
+        """``max_input_tokens``, lowered for a causal model so that ``max_new_tokens``
+        still fit in its position table."""
+        positions = _max_positions(config)
+        if self.is_encoder_decoder or positions is None:
+            return max_input_tokens
+        room = positions - self.max_new_tokens
+        if room < 1:
+            raise ValueError(
+                f"max_new_tokens={self.max_new_tokens} leaves no room for a prompt in the "
+                f"model's {positions} positions"
+            )
+        return min(max_input_tokens, room)
+
+    def _set_newline_stop(self) -> None:
+        """With ``stop_at_newline``, the tokens holding a newline end a tactic."""
         self._newline_stop: _StopOnTokens | None = None
         self._newline_ids: frozenset[int] = frozenset()
         if self.stop_at_newline:
             mask = self._newline_mask()
             self._newline_ids = frozenset(torch.nonzero(mask).flatten().tolist())
             self._newline_stop = _StopOnTokens(mask.to(self.device))
-        self._lock = threading.Lock()
-
-    # -- setup -------------------------------------------------------------------------
 
     def _set_special_tokens(self) -> None:
         """Keep only the special tokens of the checkpoint's generation config (see module
@@ -341,38 +346,7 @@ class HFTacticGenerator(TacticGenerator):
             raise ValueError(f"{self.path}: no token of the vocabulary holds a newline")
         return mask
 
-    # -- prompts -----------------------------------------------------------------------
-
-    def encode_prompt(self, text: str) -> list[int]:
-        """A whole prompt's ids, with the special tokens the model expects."""
-        ids: list[int] = self.tokenizer(text, add_special_tokens=True)["input_ids"]
-        if self._strip_eos and ids and ids[-1] in self.eos_ids:
-            ids = ids[:-1]  # a causal prompt must not end the sequence it starts
-        return ids
-
-    def _encode_plain(self, text: str) -> list[int]:
-        ids: list[int] = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        return ids
-
-    def _decode(self, ids: Sequence[int]) -> str:
-        return str(self.tokenizer.decode(list(ids), skip_special_tokens=True))
-
-    def prompt_ids(self, goals: str) -> list[int]:
-        """The token ids the model reads for ``goals`` (template filled, goals cut)."""
-        return fit_prompt(
-            self.template,
-            goals,
-            self.encode_prompt,
-            self._encode_plain,
-            self._decode,
-            self.max_input_tokens,
-            self.truncation_side,
-        )[1]
-
     # -- generation --------------------------------------------------------------------
-
-    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        return self.generate_batch([GenerationRequest(goals, theorem, n)])[0]
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
         """One ``generate`` call per distinct ``n`` (and per ``max_batch_size`` requests)."""
@@ -417,39 +391,9 @@ class HFTacticGenerator(TacticGenerator):
         if steps < 1:
             raise ValueError(f"max_new_tokens must be positive, got {steps}")
         beam = self.strategy == "beam" and n > 1
-        rows = len(prompts) * n
-        use_beam_scores = beam and (
-            self.scoring == "beam"
-            or (
-                self.scoring == "auto"
-                and steps * rows * self._vocab * 4 <= self.scores_memory_limit
-            )
-        )
-        sampling = {
-            "temperature": self.temperature if temperature is None else temperature,
-            "top_p": self.top_p if top_p is None else top_p,
-            "top_k": self.top_k if top_k is None else top_k,
-        }
-        config = GenerationConfig(
-            max_new_tokens=steps,
-            num_return_sequences=n,
-            num_beams=n if beam else 1,
-            do_sample=self.strategy == "sample",
-            output_scores=use_beam_scores,
-            return_dict_in_generate=True,
-            use_cache=True,
-            bos_token_id=self.model.generation_config.bos_token_id,
-            eos_token_id=self.model.generation_config.eos_token_id,
-            pad_token_id=self.pad_id,
-            decoder_start_token_id=self.decoder_start_id,
-            **(
-                sampling
-                if self.strategy == "sample"
-                else {"length_penalty": 0.0, "early_stopping": False}
-                if beam
-                else {}
-            ),
-        )
+        use_beam_scores = beam and self._beam_scores_fit(steps, len(prompts) * n)
+        decoding = self._decoding(beam, temperature, top_p, top_k)
+        config = self._generation_config(steps, n, beam, use_beam_scores, decoding)
         recorder = None if beam else _ChosenTokenLogprobs()
         input_ids, attention_mask = self._pad(prompts, left=not self.is_encoder_decoder)
         with self._lock, torch.inference_mode():
@@ -465,25 +409,89 @@ class HFTacticGenerator(TacticGenerator):
             start = 1 if self.is_encoder_decoder else input_ids.shape[1]
             generated = output.sequences[:, start:]
             cut = [self._cut(row) for row in generated.tolist()]
-            token_logprobs: list[list[float]] | None = None
-            totals: list[float]
-            if recorder is not None:
-                matrix = recorder.matrix(generated).tolist()
-                token_logprobs = [
-                    row[: len(ids)] for row, (ids, _) in zip(matrix, cut, strict=True)
-                ]
-                totals = [math.fsum(row) for row in token_logprobs]
-            elif use_beam_scores:
-                totals = output.sequences_scores.float().tolist()
+            if use_beam_scores:
+                totals: list[float] = output.sequences_scores.float().tolist()
+                token_logprobs: list[list[float]] | None = None
             else:
-                expanded = [list(p) for p in prompts for _ in range(n)]
-                scored = self._score_locked(expanded, [ids for ids, _ in cut])
-                token_logprobs = [row.logprobs for row in scored]
+                token_logprobs = self._token_logprobs(recorder, generated, cut, prompts, n)
                 totals = [math.fsum(row) for row in token_logprobs]
+        return self._candidates(cut, totals, token_logprobs, n)
+
+    def _token_logprobs(
+        self,
+        recorder: _ChosenTokenLogprobs | None,
+        generated: torch.Tensor,
+        cut: Sequence[tuple[list[int], FinishReason]],
+        prompts: Sequence[Sequence[int]],
+        n: int,
+    ) -> list[list[float]]:
+        """Each row's per-token log-probabilities through its terminator: recorded while
+        generating (sampling, greedy), else by a forward pass over the finished beams.
+        Called with the lock held."""
+        if recorder is not None:
+            matrix = recorder.matrix(generated).tolist()
+            return [row[: len(ids)] for row, (ids, _) in zip(matrix, cut, strict=True)]
+        expanded = [list(p) for p in prompts for _ in range(n)]
+        return [row.logprobs for row in self._score_locked(expanded, [ids for ids, _ in cut])]
+
+    def _beam_scores_fit(self, steps: int, rows: int) -> bool:
+        """Whether beam scores come from ``generate`` itself (see ``scoring``)."""
+        if self.scoring == "auto":
+            return steps * rows * self._vocab * 4 <= self.scores_memory_limit
+        return self.scoring == "beam"
+
+    def _decoding(
+        self, beam: bool, temperature: float | None, top_p: float | None, top_k: int | None
+    ) -> dict[str, Any]:
+        """The decoding strategy's options. Sampling: the call's knobs where given, else
+        the generator's. Beam search: ranked by the summed log-probability (no length
+        penalty). Greedy decoding (one beam): none."""
+        if self.strategy == "sample":
+            return {
+                "temperature": self.temperature if temperature is None else temperature,
+                "top_p": self.top_p if top_p is None else top_p,
+                "top_k": self.top_k if top_k is None else top_k,
+            }
+        if beam:
+            return {"length_penalty": 0.0, "early_stopping": False}
+        return {}
+
+    def _generation_config(
+        self,
+        steps: int,
+        n: int,
+        beam: bool,
+        output_scores: bool,
+        decoding: dict[str, Any],
+    ) -> GenerationConfig:
+        """A configuration holding only what is asked (no checkpoint defaults)."""
+        return GenerationConfig(
+            max_new_tokens=steps,
+            num_return_sequences=n,
+            num_beams=n if beam else 1,
+            do_sample=self.strategy == "sample",
+            output_scores=output_scores,
+            return_dict_in_generate=True,
+            use_cache=True,
+            bos_token_id=self.model.generation_config.bos_token_id,
+            eos_token_id=self.model.generation_config.eos_token_id,
+            pad_token_id=self.pad_id,
+            decoder_start_token_id=self.decoder_start_id,
+            **decoding,
+        )
+
+    def _candidates(
+        self,
+        cut: Sequence[tuple[list[int], FinishReason]],
+        totals: Sequence[float],
+        token_logprobs: Sequence[Sequence[float]] | None,
+        n: int,
+    ) -> list[list[Candidate]]:
+        """Rows grouped by prompt (``n`` consecutive rows each), best first."""
         answers: list[list[Candidate]] = []
-        for request in range(len(prompts)):
+        for first in range(0, len(cut), n):
             answer = []
-            for row in range(request * n, (request + 1) * n):
+            for row in range(first, first + n):
                 ids, finish = cut[row]
                 answer.append(
                     Candidate(
@@ -522,7 +530,7 @@ class HFTacticGenerator(TacticGenerator):
         return ids, "length"
 
     def _text(self, ids: Sequence[int], finish: FinishReason) -> str:
-        text = self._decode(ids)
+        text = self.decode(ids)
         if finish == "newline":
             text = text.split("\n", 1)[0]
         return text
@@ -619,11 +627,11 @@ class HFTacticGenerator(TacticGenerator):
         if finish is None:
             finish = "newline" if self.stop_at_newline else "eos"
         if finish == "eos":
-            target = [*self._encode_plain(tactic), self.eos_ids[0]]
+            target = [*self.encode_plain(tactic), self.eos_ids[0]]
         elif finish == "newline":
-            target = self._encode_plain(tactic + "\n")
+            target = self.encode_plain(tactic + "\n")
         elif finish == "length":
-            target = self._encode_plain(tactic)
+            target = self.encode_plain(tactic)
         else:
             raise ValueError(f"unknown finish reason {finish!r}")
         return math.fsum(self.score_ids([self.prompt_ids(goals)], [target])[0])
@@ -642,6 +650,37 @@ class HFTacticGenerator(TacticGenerator):
             f"HFTacticGenerator({str(self.path)!r}, {kind}, strategy={self.strategy!r}, "
             f"device={str(self.device)!r}, dtype={str(self.dtype).removeprefix('torch.')!r})"
         )
+
+
+def _check_options(
+    strategy: str,
+    scoring: str,
+    max_new_tokens: int,
+    max_input_tokens: int,
+    max_batch_size: int | None,
+    temperature: float,
+) -> None:
+    """Reject bad options before a model is loaded."""
+    if strategy not in ("beam", "sample"):
+        raise ValueError(f"strategy must be 'beam' or 'sample', got {strategy!r}")
+    if scoring not in ("auto", "beam", "forward"):
+        raise ValueError(f"scoring must be 'auto', 'beam' or 'forward', got {scoring!r}")
+    if max_new_tokens < 1 or max_input_tokens < 1:
+        raise ValueError("max_new_tokens and max_input_tokens must be positive")
+    if max_batch_size is not None and max_batch_size < 1:
+        raise ValueError(f"max_batch_size must be positive or None, got {max_batch_size}")
+    if temperature <= 0:
+        raise ValueError(f"temperature must be positive, got {temperature}")
+
+
+def _checkpoint_dir(model: str | Path) -> Path:
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"hf generator: model directory {str(path)!r} not found (weights are never "
+            "downloaded: point 'model' at a local checkpoint directory)"
+        )
+    return path
 
 
 def _dtype_kw(dtype: torch.dtype) -> dict[str, Any]:

@@ -26,6 +26,7 @@ appears in ``repr``, logs or errors.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import math
 import os
@@ -213,59 +214,60 @@ class OpenAITacticGenerator(TacticGenerator):
         return self._client
 
     def _post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        """POST with retries (see the module docstring)."""
+        """POST with retries (see the module docstring and :meth:`_retry`)."""
         client = self._client_sync()
-        for attempt in range(self.max_retries + 1):
-            response: httpx.Response | None = None
+        for attempt in itertools.count():
             try:
-                response = client.post(path, json=body, headers=self._headers())
-            except httpx.ReadTimeout as error:
-                raise self._timeout_error() from error
-            except _RETRY_ERRORS as error:
-                if attempt == self.max_retries:
-                    raise self._connection_error(error) from error
-                delay = self._delay(attempt, None)
-                log.warning("%s: %s; retrying in %.2fs", self.base_url, _describe(error), delay)
-                time.sleep(delay)
-                continue
-            except httpx.TransportError as error:
-                raise self._connection_error(error, attempt + 1) from error
-            if response.status_code in _RETRY_STATUS and attempt < self.max_retries:
-                delay = self._delay(attempt, response)
-                log.warning(
-                    "%s answered %d; retrying in %.2fs", self.base_url, response.status_code, delay
+                outcome: httpx.Response | httpx.TransportError = client.post(
+                    path, json=body, headers=self._headers()
                 )
-                time.sleep(delay)
-                continue
-            return self._json(response)
+            except httpx.TransportError as error:
+                outcome = error
+            decision = self._retry(attempt, outcome)
+            if isinstance(decision, httpx.Response):
+                return self._json(decision)
+            time.sleep(decision)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _apost(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The asynchronous :meth:`_post`, on an ``httpx.AsyncClient`` of this loop."""
         client = self._client_async()
-        for attempt in range(self.max_retries + 1):
+        for attempt in itertools.count():
             try:
-                response = await client.post(path, json=body, headers=self._headers())
-            except httpx.ReadTimeout as error:
-                raise self._timeout_error() from error
-            except _RETRY_ERRORS as error:
-                if attempt == self.max_retries:
-                    raise self._connection_error(error) from error
-                delay = self._delay(attempt, None)
-                log.warning("%s: %s; retrying in %.2fs", self.base_url, _describe(error), delay)
-                await asyncio.sleep(delay)
-                continue
-            except httpx.TransportError as error:
-                raise self._connection_error(error, attempt + 1) from error
-            if response.status_code in _RETRY_STATUS and attempt < self.max_retries:
-                delay = self._delay(attempt, response)
-                log.warning(
-                    "%s answered %d; retrying in %.2fs", self.base_url, response.status_code, delay
+                outcome: httpx.Response | httpx.TransportError = await client.post(
+                    path, json=body, headers=self._headers()
                 )
-                await asyncio.sleep(delay)
-                continue
-            return self._json(response)
+            except httpx.TransportError as error:
+                outcome = error
+            decision = self._retry(attempt, outcome)
+            if isinstance(decision, httpx.Response):
+                return self._json(decision)
+            await asyncio.sleep(decision)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry(
+        self, attempt: int, outcome: httpx.Response | httpx.TransportError
+    ) -> httpx.Response | float:
+        """The retry policy of :meth:`_post` and :meth:`_apost`: after attempt number
+        ``attempt`` (from 0), the response to use, or the seconds to wait before sending
+        again; raises when the request failed for good."""
+        if isinstance(outcome, httpx.ReadTimeout):
+            raise self._timeout_error() from outcome
+        if isinstance(outcome, _RETRY_ERRORS):
+            if attempt == self.max_retries:
+                raise self._connection_error(outcome) from outcome
+            delay = self._delay(attempt, None)
+            log.warning("%s: %s; retrying in %.2fs", self.base_url, _describe(outcome), delay)
+            return delay
+        if isinstance(outcome, httpx.TransportError):
+            raise self._connection_error(outcome, attempt + 1) from outcome
+        if outcome.status_code in _RETRY_STATUS and attempt < self.max_retries:
+            delay = self._delay(attempt, outcome)
+            log.warning(
+                "%s answered %d; retrying in %.2fs", self.base_url, outcome.status_code, delay
+            )
+            return delay
+        return outcome
 
     def _client_async(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()

@@ -9,7 +9,6 @@ Lines without a score get ``-0.1 * rank``, so the file's order is the preference
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -24,15 +23,9 @@ class TacticsFileError(ValueError):
     """A line of a tactics file is malformed (message names the file and line)."""
 
 
-@dataclass(frozen=True)
-class ScoredTactic:
-    tactic: str
-    logprob: float
-
-
-def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[ScoredTactic]:
+def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[Suggestion]:
     """Parse a tactics file's lines; raise :class:`TacticsFileError` naming every bad line."""
-    tactics: list[ScoredTactic] = []
+    tactics: list[Suggestion] = []
     errors: list[str] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\n")
@@ -52,7 +45,7 @@ def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[Score
         if not tactic.strip():
             errors.append(f"{source}:{number}: tactic: empty")
             continue
-        tactics.append(ScoredTactic(tactic.strip(), logprob))
+        tactics.append(Suggestion(tactic.strip(), logprob))
     if errors:
         raise TacticsFileError("\n".join(errors))
     if not tactics:
@@ -60,14 +53,14 @@ def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[Score
     return tactics
 
 
-def load_tactics(path: str | Path) -> list[ScoredTactic]:
+def load_tactics(path: str | Path) -> list[Suggestion]:
     """Read a tactics file."""
     path = Path(path)
     with path.open(encoding="utf-8") as handle:
         return parse_tactics(handle, str(path))
 
 
-def default_tactics(prover: str) -> list[ScoredTactic]:
+def default_tactics(prover: str) -> list[Suggestion]:
     """The bundled portfolio for ``prover`` (``coq`` or ``lean``)."""
     text = resources.files("proofsearch.generate.portfolios").joinpath(f"{prover}.txt")
     return parse_tactics(text.read_text(encoding="utf-8").splitlines(), f"portfolio {prover}")
@@ -76,7 +69,7 @@ def default_tactics(prover: str) -> list[ScoredTactic]:
 class PortfolioGenerator(TacticGenerator):
     """Suggests every tactic of the portfolio (templates instantiated), best first."""
 
-    def __init__(self, tactics: Iterable[ScoredTactic], max_per_template: int = 4) -> None:
+    def __init__(self, tactics: Iterable[Suggestion], max_per_template: int = 4) -> None:
         self.tactics = list(tactics)
         self.max_per_template = max_per_template
 
@@ -86,7 +79,7 @@ class PortfolioGenerator(TacticGenerator):
         for item in self.tactics:
             holes = [p for p in _PLACEHOLDERS if p in item.tactic]
             if not holes:
-                out.append(Suggestion(item.tactic, item.logprob))
+                out.append(item)
                 continue
             if names is None:
                 names = goal_names(goals)

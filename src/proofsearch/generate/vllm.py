@@ -47,15 +47,19 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from proofsearch.generate.base import GenerationRequest, Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.base import (
+    BatchTacticGenerator,
+    GenerationRequest,
+    Suggestion,
+    best_unique,
+)
 from proofsearch.generate.prompt import (
     CAUSAL_TEMPLATE,
     appends_eos,
     check_side,
     check_template,
-    fit_prompt,
 )
-from proofsearch.theorem import Theorem
+from proofsearch.generate.tokenized import TokenizedPrompts
 
 Strategy = Literal["sample", "beam"]
 
@@ -207,7 +211,7 @@ def newline_token_ids(tokenizer: Any, special: Sequence[int] = ()) -> frozenset[
 # -- the generator -----------------------------------------------------------------------
 
 
-class VLLMTacticGenerator(TacticGenerator):
+class VLLMTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
     """A decoder-only model in an in-process vLLM engine.
 
     Options: ``model`` (a local directory or a name vLLM can load), ``strategy``
@@ -270,27 +274,6 @@ class VLLMTacticGenerator(TacticGenerator):
         self.newline_ids = newline_token_ids(self.tokenizer) if stop_at_newline else frozenset()
         self._strip_eos = appends_eos(self.tokenizer, self.eos_ids)
 
-    def _encode_prompt(self, text: str) -> list[int]:
-        ids = list(self.tokenizer(text, add_special_tokens=True)["input_ids"])
-        if self._strip_eos and ids and ids[-1] in self.eos_ids:
-            ids = ids[:-1]  # a prompt must not end the sequence it starts
-        return ids
-
-    def prompt_ids(self, goals: str) -> list[int]:
-        """The prompt's token ids (template filled, goals cut to ``max_input_tokens``)."""
-        return fit_prompt(
-            self.template,
-            goals,
-            self._encode_prompt,
-            lambda text: list(self.tokenizer(text, add_special_tokens=False)["input_ids"]),
-            lambda ids: str(self.tokenizer.decode(list(ids), skip_special_tokens=True)),
-            self.max_input_tokens,
-            self.truncation_side,
-        )[1]
-
-    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        return self.generate_batch([GenerationRequest(goals, theorem, n)])[0]
-
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
         """Sampling: one ``LLM.generate`` call for all requests (vLLM batches them);
         beam search: one ``LLM.beam_search`` call per distinct ``n``."""
@@ -333,7 +316,7 @@ class VLLMTacticGenerator(TacticGenerator):
                 suggestions = beam_suggestions(
                     output,
                     len(prompts[index]),
-                    lambda ids: str(self.tokenizer.decode(list(ids), skip_special_tokens=True)),
+                    self.decode,
                     self.eos_ids,
                     self.newline_ids,
                 )
