@@ -17,6 +17,7 @@ in a temporary directory; its figures show the overhead structure, not a real mo
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import tempfile
@@ -180,8 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from proofsearch.generate import tiny
     from proofsearch.generate.hf import HFTacticGenerator
+
+    # The steered random checkpoints are built by test support (tests/support/tiny.py),
+    # which is not shipped in the package: import it from this checkout.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    tiny = importlib.import_module("tests.support.tiny")
 
     with tempfile.TemporaryDirectory() as scratch:
         model = args.model or str(tiny.build_t5(Path(scratch) / "t5"))

@@ -24,6 +24,7 @@ to ``DIR/gpu_check.json``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import sys
@@ -36,7 +37,6 @@ from typing import Any
 
 import torch
 
-from proofsearch.generate import tiny
 from proofsearch.generate.base import GenerationRequest
 from proofsearch.generate.hf import Candidate, HFTacticGenerator
 from proofsearch.theorem import Theorem
@@ -54,6 +54,13 @@ GOALS = [
 ]
 
 TOLERANCE = {"float32": (1e-3, 1e-4), "bfloat16": (0.05, 0.02)}
+
+
+def tiny_builders() -> Any:
+    """``tests/support/tiny.py``, which builds the steered random checkpoints: test
+    support, not shipped in the package, so imported from this checkout."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    return importlib.import_module("tests.support.tiny")
 
 
 @dataclass
@@ -228,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     dtypes = ["float32", "bfloat16"]
     if device.type == "cuda" and not torch.cuda.is_bf16_supported():
         dtypes = ["float32"]
+
+    tiny = tiny_builders()
 
     def t5(where: Path) -> Path:  # ReProver's architecture: encoder-decoder, right padding
         return tiny.build_t5(

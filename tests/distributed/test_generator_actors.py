@@ -113,8 +113,8 @@ def test_cli_with_a_model_on_shared_generator_actors(tmp_path, local_ray: None) 
 
     pytest.importorskip("transformers")
     from proofsearch.cli import main
-    from proofsearch.generate import tiny
     from tests.distributed.conftest import trivial_theorems, write_theorems
+    from tests.support import tiny
 
     model = tiny.build_t5(tmp_path / "t5")
     theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(4, "m"))

@@ -1,5 +1,5 @@
 """Tiny checkpoints for the model-generator tests, built once per session (well under a
-second) by :mod:`proofsearch.generate.tiny`, since no weights can be downloaded."""
+second) by :mod:`tests.support.tiny`, since no weights can be downloaded."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class TinyModels:
 def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> TinyModels:
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from proofsearch.generate import tiny
+    from tests.support import tiny
 
     # Tiny models run fastest on one thread, and a loaded CI machine's OpenMP threads
     # spin against each other (20–40× slower measured on 2 busy cores).

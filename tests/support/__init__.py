@@ -1,0 +1,1 @@
+"""Test support shared by tests and benchmarks (not shipped in the package)."""
