@@ -1,4 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Both set everything up.
+# `make test` and `make lint` type-check src/ with mypy (strict; settings in pyproject.toml).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -21,6 +22,7 @@ demo: setup
 test: setup hammer
 	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(NETNS) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # `make bench BENCH_ARGS=--full` runs the whole 500-lemma sample instead of a slice.
@@ -65,6 +67,7 @@ hammer:
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
 
 clean:
-	rm -rf $(OUT) .pytest_cache
+	rm -rf $(OUT) .pytest_cache .mypy_cache

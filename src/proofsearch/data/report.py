@@ -104,7 +104,7 @@ def _number(data: dict[str, Any], key: str, kind: type, default: Any) -> Any:
         value = float(value)
     if not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
         raise ValueError(f"field '{key}': expected {kind.__name__}, got {value!r}")
-    if kind is float and (math.isnan(value) or value < 0):
+    if isinstance(value, float) and (math.isnan(value) or value < 0):
         raise ValueError(f"field '{key}': expected a time ≥ 0, got {value!r}")
     return value
 

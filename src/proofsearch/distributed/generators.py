@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
@@ -119,7 +119,7 @@ class GeneratorDirectory:
         max_batch: int,
     ) -> None:
         uses_gpu = float(actor_options.get("num_gpus", 0) or 0) > 0
-        self._make = lambda: (
+        self._make: Callable[[], Any] = lambda: (
             ray.remote(GeneratorActor)
             .options(max_restarts=0, max_concurrency=10_000, **actor_options)
             .remote(name, options, batch_window, max_batch, uses_gpu)

@@ -73,7 +73,7 @@ def _quiet_ray() -> None:
         for line in data.get("lines", []):
             log.debug("ray: %s", line)
 
-    ray_worker.print_to_stdstream = to_debug_log  # type: ignore[assignment]
+    ray_worker.print_to_stdstream = to_debug_log
 
 
 @contextmanager

@@ -140,7 +140,7 @@ class ProofSession(ABC):
     def close(self) -> None:
         """Release what the session holds (the prover's processes stay for reuse)."""
 
-    def __enter__(self) -> ProofSession:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -184,7 +184,7 @@ class Prover(ABC):
     def close(self) -> None:
         """Stop every process this prover started."""
 
-    def __enter__(self) -> Prover:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

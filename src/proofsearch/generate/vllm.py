@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from proofsearch.generate.base import (
@@ -169,8 +169,8 @@ def beam_suggestions(
     output: Any,
     prompt_length: int,
     decode: Callable[[Sequence[int]], str],
-    eos_ids: frozenset[int],
-    newline_ids: frozenset[int],
+    eos_ids: Collection[int],
+    newline_ids: Collection[int],
 ) -> list[Suggestion]:
     """Scored tactics of one ``BeamSearchOutput``, cut at EOS or the first newline token.
 

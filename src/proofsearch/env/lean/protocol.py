@@ -192,7 +192,7 @@ def parse_reply(data: Any) -> Reply:
     else:
         raise ProtocolError(f"reply of no known shape: keys {sorted(data)}")
     try:
-        return model.model_validate(data)  # type: ignore[return-value]
+        return model.model_validate(data)
     except ValidationError as exc:
         raise ProtocolError(f"malformed {model.__name__}: {exc}") from None
 
