@@ -59,6 +59,9 @@ _RETRY_ERRORS: tuple[type[Exception], ...] = (
     httpx.WriteTimeout,
 )
 
+#: What one attempt at a request gave: the server's answer, or a transport failure.
+_Sent = httpx.Response | httpx.TransportError
+
 
 class OpenAIGeneratorError(RuntimeError):
     """The server could not give usable suggestions."""
@@ -218,15 +221,12 @@ class OpenAITacticGenerator(TacticGenerator):
         client = self._client_sync()
         for attempt in itertools.count():
             try:
-                outcome: httpx.Response | httpx.TransportError = client.post(
-                    path, json=body, headers=self._headers()
-                )
+                sent: _Sent = client.post(path, json=body, headers=self._headers())
             except httpx.TransportError as error:
-                outcome = error
-            decision = self._retry(attempt, outcome)
-            if isinstance(decision, httpx.Response):
-                return self._json(decision)
-            time.sleep(decision)
+                sent = error
+            if isinstance(answer := self._retry(attempt, sent), httpx.Response):
+                return self._json(answer)
+            time.sleep(answer)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _apost(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -234,20 +234,15 @@ class OpenAITacticGenerator(TacticGenerator):
         client = self._client_async()
         for attempt in itertools.count():
             try:
-                outcome: httpx.Response | httpx.TransportError = await client.post(
-                    path, json=body, headers=self._headers()
-                )
+                sent: _Sent = await client.post(path, json=body, headers=self._headers())
             except httpx.TransportError as error:
-                outcome = error
-            decision = self._retry(attempt, outcome)
-            if isinstance(decision, httpx.Response):
-                return self._json(decision)
-            await asyncio.sleep(decision)
+                sent = error
+            if isinstance(answer := self._retry(attempt, sent), httpx.Response):
+                return self._json(answer)
+            await asyncio.sleep(answer)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _retry(
-        self, attempt: int, outcome: httpx.Response | httpx.TransportError
-    ) -> httpx.Response | float:
+    def _retry(self, attempt: int, outcome: _Sent) -> httpx.Response | float:
         """The retry policy of :meth:`_post` and :meth:`_apost`: after attempt number
         ``attempt`` (from 0), the response to use, or the seconds to wait before sending
         again; raises when the request failed for good."""
