@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 
 class ProtocolError(Exception):
@@ -39,6 +39,8 @@ def _check_text(value: str) -> str:
 
 
 NonNegative = Annotated[int, Field(ge=0, strict=True)]
+#: Lean source sent in a request: non-empty, and see :func:`_check_text`.
+LeanText = Annotated[str, Field(min_length=1), AfterValidator(_check_text)]
 
 
 class _Request(BaseModel):
@@ -51,28 +53,18 @@ class CommandRequest(_Request):
     Only a command without ``env`` may contain ``import``.
     """
 
-    cmd: str = Field(min_length=1)
+    cmd: LeanText
     env: NonNegative | None = None
     allTactics: bool | None = None
     rootGoals: bool | None = None
     infotree: Literal["full", "tactics", "original", "substantive"] | None = None
 
-    @field_validator("cmd")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return _check_text(value)
-
 
 class TacticRequest(_Request):
     """``{"tactic": ..., "proofState": S}``: run one tactic on a recorded proof state."""
 
-    tactic: str = Field(min_length=1)
+    tactic: LeanText
     proofState: NonNegative
-
-    @field_validator("tactic")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return _check_text(value)
 
 
 class PickleEnvRequest(_Request):
