@@ -228,7 +228,7 @@ class RayStartCluster:
         )
         if done.returncode != 0:
             raise ClusterStartError(f"cannot read the cluster's state:\n{done.stderr}")
-        state = json.loads(done.stdout.strip().splitlines()[-1])
+        state: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         by_port = {n.node_manager_port: n.name for n in self.nodes.values()}
         state["nodes"] = {
             by_port.get(node["port"], f"port {node['port']}"): node for node in state["nodes"]

@@ -64,7 +64,7 @@ def gcs_address(address: str) -> str | None:
     from ray._private.services import canonicalize_bootstrap_address
 
     try:
-        resolved = canonicalize_bootstrap_address(address)
+        resolved: str | None = canonicalize_bootstrap_address(address)
     except ValueError as exc:
         raise ClusterAuthError(f"{address!r} is not a Ray address (HOST:PORT): {exc}") from exc
     if resolved is None:

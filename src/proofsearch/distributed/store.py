@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 from proofsearch.data.jsonl import json_lines
 from proofsearch.search.result import Status
@@ -90,7 +90,7 @@ class ResultsStore:
                 for name, record in self.existing.records.items()
                 if record["status"] not in retry
             }
-        self._mode = "ab" if resume else "wb"
+        self._mode: Literal["ab", "wb"] = "ab" if resume else "wb"
         self._file: BinaryIO | None = None
 
     def open(self) -> None:
