@@ -131,6 +131,7 @@ def build_benchmark(
     store = ValidationCache(cache)
 
     def accept(batch: list[StdlibLemma]) -> list[bool]:
+        verdict: Validation | None
         todo = [lemma for lemma in batch if store.get(lemma, "coqc") is None]
         for lemma, verdict in zip(
             todo,

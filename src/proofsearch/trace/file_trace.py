@@ -161,8 +161,8 @@ class FileTracer:
                             break
                 base = state
                 for k, sentence in enumerate(batch):
-                    add = xml.add_call(sentence.text, base + k, verbose=True)
-                    calls.append(Call(add, self._budget()))
+                    add_call = xml.add_call(sentence.text, base + k, verbose=True)
+                    calls.append(Call(add_call, self._budget()))
                     calls.append(Call(xml.goal_call(), self._budget()))
                 replies = self._calls(calls, current, len(queries))
                 for query, reply in zip(queries, replies, strict=False):
@@ -348,7 +348,7 @@ class FileTracer:
                         module=self.module,
                         lemma=name,
                         lemma_offset=proof.sentence.start,
-                        **step,  # type: ignore[arg-type]
+                        **step,
                     )
                 )
 

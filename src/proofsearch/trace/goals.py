@@ -56,6 +56,7 @@ def hypothesis(text: str) -> Hypothesis:
     if match is not None:
         names = match.group(1).split(", ")
         rest = match.end()
+        parsed: Hypothesis | None
         if match.group(2) == ":":
             parsed = Hypothesis(names=names, type=text[rest:])
         else:

@@ -15,6 +15,7 @@ it while the declaring sentence is the tip, and gets the answer's text back.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,7 +106,7 @@ class PremiseCollector:
             sentence, command, self.scopes.module_path(), self.in_signature(), main
         )
         for name in names:
-            self.about(name, lambda about, n=name: self._declared(declaring, n, about))
+            self.about(name, functools.partial(self._declared, declaring, name))
 
     def _declared(self, declaring: _Declaring, name: str, about: About | None) -> None:
         if about is None or about.what not in _GLOBAL:
@@ -133,7 +134,7 @@ class PremiseCollector:
 
     def _constructors(self, declaring: _Declaring, printed: str) -> None:
         for name in constructor_candidates(printed):
-            self.about(name, lambda about, n=name: self._constructor(declaring, n, about))
+            self.about(name, functools.partial(self._constructor, declaring, name))
 
     def _constructor(self, declaring: _Declaring, name: str, about: About | None) -> None:
         if about is not None and about.what == "Constructor":

@@ -138,7 +138,7 @@ def run_job(job: Job) -> FileRecord:
     if error is None and job.build:
         error = _compile(job)
     record = FileRecord(
-        **fields,  # type: ignore[arg-type]
+        **fields,
         status="failed" if error is not None else "traced",
         error=error,
         lemmas=trace.lemmas,
