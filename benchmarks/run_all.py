@@ -14,12 +14,18 @@ Steps (each writes into OUT):
    ``OUT/stdlib-sample.jsonl``; every k-th lemma, so every part of the library is in it),
    same wall-clock budget per theorem for everyone: the one-shot portfolio, CoqHammer's
    ``hammer`` and ``sauto`` (``baselines.py``), proofsearch's search with the portfolio,
-   and with the portfolio plus ``sauto``. Results files in ``results/``. Proofs that use
+   and with the portfolio plus ``sauto``; with ``--index TRACE_DIR`` (a traced stdlib,
+   ``proofsearch trace``) also the ``knn`` search (nearest recorded states and premise
+   templates) and ``knn-portfolio`` (the same merged with the portfolio). The sample's
+   ``file``/``line`` fields put each lemma in its place, so its search sees only the
+   files its file depends on and what its own file declared before it (no leak of its
+   own proof or of later lemmas). Results files in ``results/``. Proofs that use
    ``sauto`` load CoqHammer's ``Tactics``, which loads libraries beyond the header: as for
    the ``sauto`` baseline, a proof that depends on one of them is recorded as an ``error``
    ("leak").
 4. ``report/``: ``proofsearch report`` over every results file, with the published
-   anchors; ``summary.md``: the table of proof rates and engine figures.
+   anchors; ``summary.md``: the table of proof rates (with per-part counts and the
+   prover's share of search time) and engine figures.
 
 Run it inside a network namespace (``make bench`` does): it starts Ray.
 """
@@ -37,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 INDEX = ROOT / "benchmarks" / "coq" / "stdlib-sample.index.jsonl"
 PYTHON = sys.executable
 TACTICS_IMPORT = "From Hammer Require Import Tactics."
+SEARCHES = ("portfolio", "portfolio-sauto", "knn", "knn-portfolio")
 
 
 def step(title: str, command: list[str]) -> float:
@@ -118,14 +125,50 @@ def leak_check(path: Path, plain: Path, with_sauto: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def stdlib_index(option: str, report_only: bool) -> str | None:
+    """The trace folder of the knn rows (traced now when ``auto`` finds none), or ``None``."""
+    import os
+
+    if option == "none":
+        return None
+    if option != "auto":
+        return option
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(cache) / "proofsearch" / "trace" / "coq-stdlib"
+    exists = (folder / "files").is_dir()
+    if report_only or not _trace_available():
+        if not exists:
+            print("knn rows skipped: no traced stdlib and no `proofsearch trace` here")
+        return str(folder) if exists else None
+    step("trace the stdlib (incremental: files already traced are skipped)",
+         [PYTHON, "-m", "proofsearch.cli", "trace", "--coq-stdlib", "--out", str(folder),
+          "--no-progress"])  # fmt: skip
+    return str(folder) if (folder / "files").is_dir() else None
+
+
+def _trace_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("proofsearch.trace.runner") is not None
+
+
 def rates(path: Path) -> dict[str, object]:
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     proved = sum(r["status"] == "proved" and r.get("checked") for r in records)
     mean = sum(float(r.get("total_time") or 0) for r in records) / max(1, len(records))
+    parts: dict[str, list[int]] = {}
+    for r in records:
+        counts = parts.setdefault(str(r.get("part", "?")), [0, 0])
+        counts[0] += bool(r["status"] == "proved" and r.get("checked"))
+        counts[1] += 1
+    search = sum(float(r.get("total_time") or 0) - float(r.get("check_time") or 0)
+                 for r in records)  # fmt: skip
+    prover = sum(float(r.get("environment_time") or 0) for r in records)
     # A proof the search accepted and the re-check refused, not as a cheat: a bug.
     disagreements = sum(bool(r.get("check_disagreement")) for r in records)
     return {"theorems": len(records), "proved": proved, "rate": proved / max(1, len(records)),
-            "mean_time_s": round(mean, 2), "disagreements": disagreements}  # fmt: skip
+            "mean_time_s": round(mean, 2), "disagreements": disagreements, "parts": parts,
+            "prover_share": prover / search if search > 0 else None}  # fmt: skip
 
 
 def main() -> int:
@@ -136,6 +179,25 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=20.0, help="seconds per theorem")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-engine", action="store_true")
+    parser.add_argument(
+        "--index", default="auto", metavar="TRACE_DIR",
+        help="a traced stdlib for the knn and knn-portfolio rows; 'auto' (default): "
+        "$XDG_CACHE_HOME/proofsearch/trace/coq-stdlib, traced first if missing "
+        "(proofsearch trace --coq-stdlib, incremental); 'none': no knn rows",
+    )  # fmt: skip
+    parser.add_argument(
+        "--searches", default=",".join(SEARCHES),
+        help=f"which search rows to run (default: all of {','.join(SEARCHES)}; the knn "
+        "ones need an index)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--reuse-baselines", action="store_true",
+        help="keep the baseline results already in OUT/results (same slice and budget)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--report-only", action="store_true",
+        help="run nothing: report and summarize the results already in OUT/results",
+    )  # fmt: skip
     args = parser.parse_args()
     out = (ROOT / args.out).resolve() if not Path(args.out).is_absolute() else Path(args.out)
     results = out / "results"
@@ -143,6 +205,15 @@ def main() -> int:
     every = 1 if args.full else args.every
     spent: dict[str, float] = {}
 
+    if args.report_only:
+        args.skip_engine = args.reuse_baselines = True
+        args.searches = ""
+    searches = {name for name in args.searches.split(",") if name}
+    if searches - set(SEARCHES):
+        parser.error(f"--searches: unknown {sorted(searches - set(SEARCHES))}")
+    args.index = stdlib_index(
+        args.index, args.report_only or not searches & {"knn", "knn-portfolio"}
+    )
     if not args.skip_engine:
         spent["engine"] = step("engine", [PYTHON, "benchmarks/engine.py", "--out", str(out)])
         spent["generator"] = step(
@@ -151,25 +222,45 @@ def main() -> int:
              "--repeats", "2", "--json", str(out / "generator.json")],
         )  # fmt: skip
 
-    plain, with_sauto = write_slice(restore_sample(out), out, every)
+    sample = out / "stdlib-sample.jsonl"
+    if not (args.report_only and sample.exists()):
+        sample = restore_sample(out)
+    plain, with_sauto = write_slice(sample, out, every)
     budget = str(args.budget)
-    spent["baselines"] = step(
-        "baselines: one-shot, hammer, sauto",
-        [PYTHON, "benchmarks/baselines.py", "all", str(plain), "--budget", budget,
-         "--out-dir", str(results), "--quiet"],
-    )  # fmt: skip
+    if not args.reuse_baselines:
+        spent["baselines"] = step(
+            "baselines: one-shot, hammer, sauto",
+            [PYTHON, "benchmarks/baselines.py", "all", str(plain), "--budget", budget,
+             "--out-dir", str(results), "--quiet"],
+        )  # fmt: skip
     search = [PYTHON, "-m", "proofsearch.cli", "search", "--workers", str(args.workers),
-              "--timeout", budget, "--overwrite", "--quiet"]  # fmt: skip
-    spent["search"] = step(
-        "search: portfolio",
-        [*search, str(plain), "--output", str(results / "search-portfolio.jsonl")],
-    )
-    spent["search+sauto"] = step(
-        "search: portfolio + sauto",
-        [*search, str(with_sauto), "--output", str(results / "search-portfolio-sauto.jsonl"),
-         "--tactics-file", str(portfolio_with_sauto(out))],
-    )  # fmt: skip
-    leak_check(results / "search-portfolio-sauto.jsonl", plain, with_sauto)
+              "--timeout", budget, "--budget-after-header", "--overwrite", "--quiet"]  # fmt: skip
+    if "portfolio" in searches:
+        spent["search"] = step(
+            "search: portfolio",
+            [*search, str(plain), "--output", str(results / "search-portfolio.jsonl")],
+        )
+    if "portfolio-sauto" in searches:
+        spent["search+sauto"] = step(
+            "search: portfolio + sauto",
+            [*search, str(with_sauto), "--output", str(results / "search-portfolio-sauto.jsonl"),
+             "--tactics-file", str(portfolio_with_sauto(out))],
+        )  # fmt: skip
+        leak_check(results / "search-portfolio-sauto.jsonl", plain, with_sauto)
+    knn_rows = [g for g in ("knn", "knn-portfolio") if g in searches]
+    if args.index and knn_rows:
+        index = str(Path(args.index).resolve())
+        spent["knn speed"] = step(
+            "knn speed (median suggestion call on the whole index)",
+            [PYTHON, "benchmarks/knn_speed.py", "--index", index, "--json",
+             str(out / "knn_speed.json")],
+        )  # fmt: skip
+        for generator in knn_rows:
+            spent[generator] = step(
+                f"search: {generator} (index {index})",
+                [*search, str(plain), "--generator", generator, "--index", index,
+                 "--output", str(results / f"search-{generator}.jsonl")],
+            )  # fmt: skip
     files = sorted(results.glob("*.jsonl"))
     step(
         "report",
@@ -179,12 +270,16 @@ def main() -> int:
 
     scope = "the full sample" if args.full else f"every {every}th lemma of the sample"
     lines = [f"# proofsearch benchmarks ({scope}, {args.budget:g} s per theorem)", "",
-             "| run | proved | rate | mean time (s) | search/check disagreements |",
-             "|---|---:|---:|---:|---:|"]  # fmt: skip
+             "| run | proved | rate | mean time (s) | search/check disagreements | "
+             "prover share | per part |",
+             "|---|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     for path in files:
         r = rates(path)
+        share = r["prover_share"]
+        parts = ", ".join(f"{p} {c[0]}/{c[1]}" for p, c in sorted(r["parts"].items()))  # type: ignore[attr-defined]
         lines.append(f"| {path.stem} | {r['proved']}/{r['theorems']} | {r['rate']:.1%} | "
-                     f"{r['mean_time_s']} | {r['disagreements']} |")  # fmt: skip
+                     f"{r['mean_time_s']} | {r['disagreements']} | "
+                     f"{'' if share is None else f'{share:.0%}'} | {parts} |")  # fmt: skip
     lines += ["", "Published anchors (whole stdlib): Tactician 39.3%, CoqHammer 40.8% (~40 s, "
               "8 CPUs), both together 56.7%.", ""]  # fmt: skip
     engine = out / "engine.json"
@@ -206,6 +301,17 @@ def main() -> int:
             f"{scaling.get('ratio_ray_start_2_nodes_vs_ray_2', 'not run')} |",
             "| dispatch overhead, Ray, ms/theorem | "
             f"{figures['dispatch']['ray_2_workers']['dispatch_overhead_ms_per_theorem']} |",
+        ]  # fmt: skip
+    speed = out / "knn_speed.json"
+    if speed.exists():
+        knn = json.loads(speed.read_text())
+        lines += [
+            "", "| knn figure (whole index) | value |", "|---|---:|",
+            f"| recorded states / premises | {knn['states']} / {knn['premises']} |",
+            f"| index arrays (MB) | {knn['corpus_mb']} |",
+            f"| knn call, median / p90 (ms) | {knn['knn']['median_ms']} / {knn['knn']['p90_ms']} |",
+            f"| knn-portfolio call, median / p90 (ms) | {knn['knn_portfolio']['median_ms']} / "
+            f"{knn['knn_portfolio']['p90_ms']} |",
         ]  # fmt: skip
     lines += ["", "Wall time per step (s): " + ", ".join(f"{k} {v:.0f}" for k, v in spent.items())]
     (out / "summary.md").write_text("\n".join(lines) + "\n")

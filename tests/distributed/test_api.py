@@ -18,7 +18,9 @@ def test_leanagent_arguments_map_to_generators() -> None:
     assert vllm._generator() == ("vllm", {"model": "/ckpt"})
     hf = DistributedProver(ckpt_path="/ckpt", num_gpus=1)
     assert hf._generator() == ("hf", {"model": "/ckpt", "device": "cuda"})
-    with pytest.raises(NotImplementedError, match="retrieval"):
+    from proofsearch.trace.schema import TraceFormatError
+
+    with pytest.raises(TraceFormatError, match="not a trace folder"):
         DistributedProver(ckpt_path="/ckpt", indexed_corpus_path="/corpus.jsonl")
     with pytest.raises(ValueError, match="ckpt_path"):
         DistributedProver()

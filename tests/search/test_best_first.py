@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Mapping, Sequence
 
+from proofsearch.env.base import ProofSession
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.theorem import Theorem
@@ -176,3 +178,18 @@ def test_a_proof_the_recheck_refuses_without_a_cheat_is_a_disagreement() -> None
     console.print(summary_table(summary))
     row = [line for line in console.export_text().splitlines() if "disagreements" in line]
     assert row and row[0].split("│")[2].strip() == "1", row
+
+
+def test_budget_after_open_leaves_the_header_out_of_the_timeout() -> None:
+    edges = {"root": {"done": QED}}
+    table = {"root": [("done", -0.1)]}
+
+    class SlowOpen(GraphProver):
+        def open(self, theorem: Theorem) -> ProofSession:
+            time.sleep(1.0)  # a header that takes longer than the whole budget
+            return super().open(theorem)
+
+    for after_open, expected in ((False, Status.OPEN), (True, Status.PROVED)):
+        config = SearchConfig(timeout=0.9, budget_after_open=after_open)
+        searcher = BestFirstSearchProver(SlowOpen(edges), TableGenerator(table), config)
+        assert searcher.search(THEOREM).status is expected

@@ -47,6 +47,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     search.add_argument(
         "--timeout", type=float, default=60.0, help="seconds per theorem (default: 60)"
     )
+    search.add_argument(
+        "--budget-after-header", action="store_true",
+        help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
+    )  # fmt: skip
     search.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
     search.add_argument(
         "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
@@ -64,8 +68,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def add_generator_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("tactic generator")
     group.add_argument(
-        "--generator", default="portfolio",
-        help="portfolio (default), fixed, hf, openai, vllm",
+        "--generator", default=None,
+        help="portfolio (default; knn-portfolio for Coq with --index), knn, knn-portfolio, "
+        "premises, fixed, hf, openai, vllm",
+    )  # fmt: skip
+    group.add_argument(
+        "--index", default=None, metavar="TRACE_DIR",
+        help="a trace folder (proofsearch trace): knn and premises read it; hf/openai/vllm "
+        "put the premises retrieved from it in their prompts",
     )  # fmt: skip
     group.add_argument("--tactic", help="the tactic of --generator fixed")
     group.add_argument("--tactics-file", help="portfolio: one tactic a line, optional TAB logprob")
@@ -103,8 +113,10 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
 
 def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     """Plain options for :func:`proofsearch.generate.make_generator`."""
+    from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
+
     options: dict[str, Any] = {}
-    if args.generator == "portfolio":
+    if args.generator in ("portfolio", "knn-portfolio"):
         options["prover"] = args.prover
         if args.tactics_file:
             options["tactics_file"] = os.path.abspath(args.tactics_file)
@@ -114,8 +126,19 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
         options["model"] = args.model
     if args.base_url is not None:
         options["base_url"] = args.base_url
+    if args.index is not None:
+        if args.generator not in INDEXED_GENERATORS | MODEL_GENERATORS:
+            raise ValueError(f"--index: generator {args.generator} does not read an index")
+        options["index"] = os.path.abspath(args.index)
+    elif args.generator in INDEXED_GENERATORS:
+        raise ValueError(f"--generator {args.generator} needs --index TRACE_DIR")
     options.update(parse_key_values(args.gen_option, "--gen-option"))
     return options
+
+
+def default_generator(prover: str, index: str | None) -> str:
+    """``knn-portfolio`` for Coq when a trace index is given, else ``portfolio``."""
+    return "knn-portfolio" if index is not None and prover == "coq" else "portfolio"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,6 +163,11 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"  {problem}", markup=False)
         console.print("pass --skip-invalid to run the valid theorems anyway")
         return EXIT_USAGE
+    if args.generator is None:
+        args.generator = default_generator(args.prover, args.index)
+    if args.index is not None and not os.path.isdir(os.path.join(args.index, "files")):
+        console.print(f"[red]--index {args.index}: not a trace folder (no files/ inside)")
+        return EXIT_USAGE
     if args.generator == "fixed" and not args.tactic:
         print_error(console, "--generator fixed needs --tactic")
         return EXIT_USAGE
@@ -162,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
             num_sampled_tactics=args.num_sampled_tactics,
             tactic_timeout=args.tactic_timeout,
             check=not args.no_check,
+            budget_after_open=args.budget_after_header,
         ),
     )
     retry = [Status.ERROR] if args.retry_errors else []

@@ -24,11 +24,15 @@ class ProverActor:
         uses_gpu: bool = False,
         generator_directory: Any = None,
         slot: int = 0,
+        shared_index: tuple[str, Any] | None = None,
     ) -> None:
         if not uses_gpu:
             # Ray would otherwise leave the driver's GPUs visible to a CPU-only worker.
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
         self.spec = spec
+        from proofsearch.distributed.shared_index import receive_index
+
+        receive_index(shared_index)  # the machine's one copy of a trace index, if any
         generator: TacticGenerator | None = None
         if generator_directory is not None:
             from proofsearch.distributed.generators import RemoteGenerator

@@ -6,8 +6,11 @@ The constructor takes LeanAgent's arguments and maps them onto proofsearch's:
   false) on that checkpoint; ``ckpt_path=None`` + ``tactic`` -> the ``fixed`` generator
   (LeanAgent's test mode). ``module`` is accepted for compatibility (LeanAgent used it to
   import the fixed tactic's module) and ignored: proofsearch tactics are plain text.
-* ``indexed_corpus_path`` (retrieval-augmented generation) is not supported: passing one
-  raises, rather than silently running without retrieval.
+* ``indexed_corpus_path`` (ReProver's retrieval-augmented generation) is a trace folder
+  (``proofsearch trace --out DIR``): the model generators put the premises BM25
+  retrieves from it before each state, in ReProver's format (see
+  :mod:`proofsearch.generate.retrieval.augment`); with ``generator="knn"`` (or
+  ``knn-portfolio``, ``premises``) it is their index.
 * ``num_workers``, ``num_gpus``, ``timeout``, ``max_expansions``,
   ``num_sampled_tactics`` as in LeanAgent (``num_workers=1`` runs in-process).
 * ``address`` (proofsearch's own) or ``RAY_ADDRESS`` -> a Ray cluster to join, as the
@@ -87,19 +90,24 @@ class DistributedProver:
 
     def __post_init__(self) -> None:
         if self.indexed_corpus_path is not None:
-            raise NotImplementedError(
-                "retrieval-augmented generation (indexed_corpus_path) is not supported; "
-                "pass indexed_corpus_path=None"
-            )
+            from proofsearch.trace.schema import TraceDir
+
+            TraceDir(self.indexed_corpus_path)  # a clear error now, not in every worker
         if self.ckpt_path is None and not self.tactic and self.generator is None:
             raise ValueError("give ckpt_path (a model), tactic (a fixed tactic) or generator")
         if self.num_workers < 1:
             raise ValueError("num_workers must be at least 1")
 
     def _generator(self) -> tuple[str, dict[str, Any]]:
+        name, options = self._plain_generator()
+        if self.indexed_corpus_path is not None and name != "fixed":
+            options.setdefault("index", str(Path(self.indexed_corpus_path).resolve()))
+        return name, options
+
+    def _plain_generator(self) -> tuple[str, dict[str, Any]]:
         if self.generator is not None:
             options = dict(self.generator_options)
-            if self.generator == "portfolio":
+            if self.generator in ("portfolio", "knn-portfolio"):
                 options.setdefault("prover", self.prover)
             return self.generator, options
         if self.ckpt_path is None:

@@ -105,11 +105,14 @@ def _run_ray(
     gpus = worker_gpus(spec, options)
     actor_class = remote_prover_actor(num_cpus=options.cpus_per_worker, num_gpus=gpus)
     grace = options.deadline_grace
+    from proofsearch.distributed.shared_index import share_index
+
     with ray_session(_local_size(options)):
         directory = _generator_directory(spec, options)
+        shared = share_index(spec) if directory is None else None
         slots = iter(range(1 << 30))
         pool = ProverPool(
-            lambda: actor_class.remote(spec, gpus > 0, directory, next(slots)),
+            lambda: actor_class.remote(spec, gpus > 0, directory, next(slots), shared),
             options.workers,
             deadline=lambda theorem: spec.search.timeout + grace,
             max_attempts=options.max_attempts,

@@ -48,6 +48,13 @@ class TacticGenerator(ABC):
         """Asynchronous :meth:`generate` (runs it in a thread unless overridden)."""
         return await asyncio.to_thread(self.generate, goals, theorem, n)
 
+    def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        """Take in a proof found during the run: its (goals, tactic) steps, in order.
+
+        The search calls this after a proof passed its re-check; learning generators
+        (``knn``) suggest these steps for the theorems searched later. Default: ignore.
+        """
+
     def close(self) -> None:
         """Release what the generator holds (models, connections)."""
 

@@ -16,7 +16,15 @@ GENERATORS: dict[str, str] = {
     "hf": "proofsearch.generate.registry:_hf",
     "openai": "proofsearch.generate.registry:_openai",
     "vllm": "proofsearch.generate.registry:_vllm",
+    "knn": "proofsearch.generate.registry:_knn",
+    "knn-portfolio": "proofsearch.generate.registry:_knn_portfolio",
+    "premises": "proofsearch.generate.registry:_premises",
 }
+
+#: Generators that read a trace folder (``index`` option); model generators read one
+#: too when given it (retrieval-augmented prompts).
+INDEXED_GENERATORS = frozenset({"knn", "knn-portfolio", "premises"})
+MODEL_GENERATORS = frozenset({"hf", "openai", "vllm"})
 
 
 def _fixed(tactic: str, **_: Any) -> TacticGenerator:
@@ -56,19 +64,85 @@ def make_generator(name: str, options: Mapping[str, Any] | None = None) -> Tacti
     return factory(**dict(options or {}))
 
 
-def _hf(**options: Any) -> TacticGenerator:
+def _with_retrieval(inner: TacticGenerator, index: str | None, premises: int) -> TacticGenerator:
+    """``inner`` with ReProver-style retrieved premises in its prompts when ``index`` is given."""
+    if index is None:
+        return inner
+    from proofsearch.generate.knn.corpus import load_corpus
+    from proofsearch.generate.retrieval.augment import RetrievalAugmentedGenerator
+    from proofsearch.generate.retrieval.premises import PremiseRetriever
+
+    return RetrievalAugmentedGenerator(inner, PremiseRetriever(load_corpus(index)), premises)
+
+
+def _hf(index: str | None = None, retrieved_premises: int = 16, **options: Any) -> TacticGenerator:
     from proofsearch.generate.hf import HFTacticGenerator
 
-    return HFTacticGenerator(**options)
+    return _with_retrieval(HFTacticGenerator(**options), index, retrieved_premises)
 
 
-def _openai(**options: Any) -> TacticGenerator:
+def _openai(
+    index: str | None = None, retrieved_premises: int = 16, **options: Any
+) -> TacticGenerator:
     from proofsearch.generate.openai import OpenAITacticGenerator
 
-    return OpenAITacticGenerator(**options)
+    return _with_retrieval(OpenAITacticGenerator(**options), index, retrieved_premises)
 
 
-def _vllm(**options: Any) -> TacticGenerator:
+def _vllm(
+    index: str | None = None, retrieved_premises: int = 16, **options: Any
+) -> TacticGenerator:
     from proofsearch.generate.vllm import VLLMTacticGenerator
 
-    return VLLMTacticGenerator(**options)
+    return _with_retrieval(VLLMTacticGenerator(**options), index, retrieved_premises)
+
+
+def _need_index(name: str, index: str | None) -> str:
+    if not index:
+        raise ValueError(f"generator {name} needs an index: --index TRACE_DIR (option 'index')")
+    return index
+
+
+def _knn_parts(
+    name: str, index: str | None, neighbours: int, premises: int
+) -> list[TacticGenerator]:
+    from proofsearch.generate.knn.corpus import load_corpus
+    from proofsearch.generate.knn.generator import KnnGenerator
+    from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
+
+    corpus = load_corpus(_need_index(name, index))
+    parts: list[TacticGenerator] = [KnnGenerator(corpus, neighbours=neighbours)]
+    if premises > 0:
+        parts.append(PremiseTemplateGenerator(corpus, premises=premises))
+    return parts
+
+
+def _knn(
+    index: str | None = None, neighbours: int = 0, premises: int = 8, **_: Any
+) -> TacticGenerator:
+    """Nearest recorded states' tactics merged with premise templates (``premises=0``: none)."""
+    from proofsearch.generate.merged import MergedGenerator
+
+    return MergedGenerator(_knn_parts("knn", index, neighbours, premises))
+
+
+def _knn_portfolio(
+    index: str | None = None,
+    neighbours: int = 0,
+    premises: int = 8,
+    prover: str = "coq",
+    tactics_file: str | None = None,
+    **_: Any,
+) -> TacticGenerator:
+    """``knn`` and the portfolio merged: the default for Coq when an index is given."""
+    from proofsearch.generate.merged import MergedGenerator
+
+    portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
+    return MergedGenerator([*_knn_parts("knn-portfolio", index, neighbours, premises), portfolio])
+
+
+def _premises(index: str | None = None, premises: int = 8, **_: Any) -> TacticGenerator:
+    from proofsearch.generate.knn.corpus import load_corpus
+    from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
+
+    return PremiseTemplateGenerator(load_corpus(_need_index("premises", index)), premises=premises)

@@ -38,6 +38,17 @@ class Node:
         path.reverse()
         return path
 
+    def shortest_steps(self) -> list[tuple[str, str]]:
+        """(goals text, tactic) of each step of :meth:`shortest_path`, from the root."""
+        steps: list[tuple[str, str]] = []
+        node: Node | None = self
+        while node is not None and node.short_parent is not None:
+            parent, tactic = node.short_parent
+            steps.append((parent.state.text, tactic))
+            node = parent
+        steps.reverse()
+        return steps
+
 
 class SearchTree:
     """Nodes by key and the queue of unexpanded nodes, best cumulative log-prob first."""

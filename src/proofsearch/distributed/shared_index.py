@@ -1,0 +1,40 @@
+"""One trace index per machine on Ray: loaded by the driver, shared by every worker.
+
+A generator that reads a trace folder (``knn``, ``premises``, a model generator with
+retrieval) would otherwise load it in every prover actor: N copies of the same arrays
+and N times the loading. Instead the driver loads the corpus once and puts its arrays in
+Ray's object store; each actor maps them read-only from the store of its machine (numpy
+arrays are not copied) and registers the result with
+:func:`proofsearch.generate.knn.corpus.preload`, so the generator's own
+``load_corpus(index)`` finds it. Generators stay unaware of Ray.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proofsearch.distributed.spec import WorkerSpec
+
+
+def share_index(spec: WorkerSpec) -> tuple[str, Any] | None:
+    """In the driver: put the spec's index in the object store; ``(path, ref)`` or ``None``."""
+    index = spec.generator_options.get("index")
+    if not index:
+        return None
+    import ray
+
+    from proofsearch.generate.knn.corpus import load_corpus
+
+    return str(index), ray.put(load_corpus(index).payload())
+
+
+def receive_index(shared: tuple[str, Any] | None) -> None:
+    """In a worker: make the shared index the one ``load_corpus`` returns for its path."""
+    if shared is None:
+        return
+    import ray
+
+    from proofsearch.generate.knn.corpus import TraceCorpus, preload
+
+    path, ref = shared
+    preload(path, TraceCorpus.from_payload(ray.get(ref)))

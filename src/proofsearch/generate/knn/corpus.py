@@ -1,0 +1,304 @@
+"""A trace folder turned into flat arrays: the proof states (for ``knn``) and the
+premises (for retrieval), with the modules and their dependencies.
+
+Building reads every shard once (seconds to a minute for the whole stdlib); the result
+is cached as ``.npz`` under ``$XDG_CACHE_HOME/proofsearch/knn/`` keyed by the shards'
+own keys, so a later run loads it in a second. A process that already holds a corpus
+(a Ray worker handed one from the object store) registers it with :func:`preload`, and
+:func:`load_corpus` then returns it without reading anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from proofsearch.generate.knn.features import FEATURES_VERSION, SCALE, feature_hash, goal_features
+from proofsearch.generate.knn.goals import bound_names, parse_first_goal, tokens
+from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
+from proofsearch.generate.knn.names import record_names
+from proofsearch.generate.knn.scope import ModuleTable
+from proofsearch.trace.schema import TraceDir
+
+CORPUS_VERSION = 2
+#: Features in more than this share of the states are dropped (big traces only): they
+#: say little and their posting lists would dominate the time of a query.
+MAX_DF_SHARE = 0.2
+MAX_DF_MIN_STATES = 2000
+#: BM25's parameters (the usual ones).
+BM25_K1, BM25_B = 1.2, 0.75
+#: Kinds of premise that can be applied or rewritten with.
+NOT_APPLICABLE = frozenset(
+    {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
+)
+
+
+def clean_tactic(text: str) -> str:
+    """A tactic sentence without its final period."""
+    text = text.strip()
+    if text.endswith(".") and not text.endswith(".."):
+        text = text[:-1].rstrip()
+    return text
+
+
+def premise_terms(statement: str) -> Counter[str]:
+    """The symbols of a statement, bound names and punctuation left out."""
+    found = tokens(statement)
+    bound = bound_names(found)
+    return Counter(t for t in found if t not in bound and t not in ("(", ")", ","))
+
+
+@dataclass(frozen=True)
+class TraceCorpus:
+    """Everything the ``knn`` generator and premise retrieval read."""
+
+    table: ModuleTable
+    arrays: dict[str, np.ndarray]
+
+    # -- states --------------------------------------------------------------------
+    @property
+    def states(self) -> InvertedIndex:
+        return InvertedIndex.from_arrays(self.arrays, "states")
+
+    @property
+    def tactics(self) -> StringTable:
+        return StringTable.from_arrays(self.arrays, "tactics")
+
+    @property
+    def state_names(self) -> StringTable:
+        return StringTable.from_arrays(self.arrays, "state_names")
+
+    # -- premises ------------------------------------------------------------------
+    @property
+    def premises(self) -> InvertedIndex:
+        return InvertedIndex.from_arrays(self.arrays, "premises")
+
+    @property
+    def premise_names(self) -> StringTable:
+        return StringTable.from_arrays(self.arrays, "premise_names")
+
+    @property
+    def premise_statements(self) -> StringTable:
+        return StringTable.from_arrays(self.arrays, "premise_statements")
+
+    def payload(self) -> dict[str, Any]:
+        """Plain values (numpy arrays and lists) that :meth:`from_payload` takes back."""
+        return {
+            "modules": self.table.modules,
+            "files": self.table.files,
+            "requires": [[self.table.modules[r] for r in req] for req in self.table.requires],
+            "arrays": self.arrays,
+        }
+
+    @staticmethod
+    def from_payload(payload: dict[str, Any]) -> TraceCorpus:
+        table = ModuleTable(payload["modules"], payload["files"], payload["requires"])
+        return TraceCorpus(table, dict(payload["arrays"]))
+
+
+def _state_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
+    vocabulary: dict[str, int] = {}
+    documents: list[np.ndarray] = []
+    feature_ids: list[np.ndarray] = []
+    state_module: list[int] = []
+    state_line: list[int] = []
+    state_tactic: list[int] = []
+    names: list[str] = []
+    tactic_ids: dict[str, int] = {}
+    for module_index, module in enumerate(modules):
+        for step in trace.steps(module):
+            tactic = clean_tactic(step.tactic)
+            if not step.goals or not tactic:
+                continue
+            goal = parse_first_goal(step.goals[0].render())
+            features = goal_features(goal)
+            ids = [vocabulary.setdefault(f, len(vocabulary)) for f in features]
+            document = len(state_module)
+            documents.append(np.full(len(ids), document, dtype=np.int32))
+            feature_ids.append(np.array(ids, dtype=np.int64))
+            state_module.append(module_index)
+            state_line.append(step.line)
+            state_tactic.append(tactic_ids.setdefault(tactic, len(tactic_ids)))
+            names.append(record_names(tactic, goal))
+    count = len(state_module)
+    doc = np.concatenate(documents) if documents else np.zeros(0, np.int32)
+    fid = np.concatenate(feature_ids) if feature_ids else np.zeros(0, np.int64)
+    features = list(vocabulary)
+    df = np.bincount(fid, minlength=len(features)).astype(np.float64)
+    scale = np.array([SCALE[f.split(":", 1)[0]] for f in features], dtype=np.float64)
+    weight = np.log1p(count / np.maximum(df, 1.0)) * scale
+    keep = np.ones(len(features), dtype=bool)
+    if count >= MAX_DF_MIN_STATES:
+        keep = df <= MAX_DF_SHARE * count
+    kept = keep[fid]
+    doc, fid = doc[kept], fid[kept]
+    norms = np.sqrt(np.bincount(doc, weights=weight[fid] ** 2, minlength=count))
+    values = weight[fid] / np.maximum(norms[doc], 1e-12)
+    hashes = np.array([feature_hash(f) for f in features], dtype=np.int64)
+    keys = hashes[fid]
+    unique_keys, first = np.unique(keys, return_index=True)
+    index = InvertedIndex.build(doc, keys, values, weight[fid[first]], count)
+    assert len(index.keys) == len(unique_keys)
+    tactics = sorted(tactic_ids, key=tactic_ids.__getitem__)
+    forward_indptr, forward_keys, forward_values = index.forward()
+    return {
+        **index.arrays("states"),
+        # By state: to score a few candidates exactly after a capped first pass.
+        "states.forward_indptr": forward_indptr,
+        "states.forward_keys": forward_keys,
+        "states.forward_values": forward_values,
+        **StringTable.build(tactics).arrays("tactics"),
+        **StringTable.build(names).arrays("state_names"),
+        "state_module": np.array(state_module, dtype=np.int32),
+        "state_line": np.array(state_line, dtype=np.int32),
+        "state_tactic": np.array(state_tactic, dtype=np.int32),
+        # Weight of a feature no recorded state has (online learning may meet one).
+        "states.unseen_weight": np.array([math.log1p(max(count, 1))], dtype=np.float64),
+    }
+
+
+def _premise_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
+    rows: list[Counter[str]] = []
+    premise_module: list[int] = []
+    premise_line: list[int] = []
+    applicable: list[bool] = []
+    names: list[str] = []
+    statements: list[str] = []
+    for module_index, module in enumerate(modules):
+        for premise in trace.premises(module):
+            rows.append(premise_terms(premise.statement))
+            premise_module.append(module_index)
+            premise_line.append(premise.line)
+            applicable.append(premise.kind not in NOT_APPLICABLE)
+            names.append(premise.name)
+            statements.append(premise.statement)
+    count = len(rows)
+    df: Counter[str] = Counter()
+    for row in rows:
+        df.update(row.keys())
+    lengths = np.array([sum(row.values()) for row in rows], dtype=np.float64)
+    average = float(lengths.mean()) if count else 1.0
+    documents, keys, values = [], [], []
+    hashes = {term: feature_hash(term) for term in df}
+    for document, row in enumerate(rows):
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[document] / max(average, 1e-9))
+        for term, tf in row.items():
+            idf = math.log(1 + (count - df[term] + 0.5) / (df[term] + 0.5))
+            documents.append(document)
+            keys.append(hashes[term])
+            values.append(idf * tf * (BM25_K1 + 1) / (tf + norm))
+    key_array = np.array(keys, dtype=np.int64)
+    # A key's weight is its term's idf: the retriever's "ideal" score of a query.
+    idf_by_key = {hashes[t]: math.log(1 + (count - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    unique = np.unique(key_array)
+    index = InvertedIndex.build(
+        np.array(documents, dtype=np.int32),
+        key_array,
+        np.array(values, dtype=np.float32),
+        np.array([idf_by_key[int(k)] for k in unique], dtype=np.float32),
+        count,
+    )
+    return {
+        **index.arrays("premises"),
+        **StringTable.build(names).arrays("premise_names"),
+        **StringTable.build(statements).arrays("premise_statements"),
+        "premise_module": np.array(premise_module, dtype=np.int32),
+        "premise_line": np.array(premise_line, dtype=np.int32),
+        "premise_applicable": np.array(applicable, dtype=bool),
+    }
+
+
+def build_corpus(trace_dir: str | Path) -> TraceCorpus:
+    """Read a trace folder into a corpus."""
+    trace = TraceDir(trace_dir)
+    records = trace.files()
+    modules = [r.module for r in records]
+    table = ModuleTable(modules, [r.file for r in records], [r.requires for r in records])
+    arrays = {**_state_arrays(trace, modules), **_premise_arrays(trace, modules)}
+    return TraceCorpus(table, arrays)
+
+
+def cache_key(trace_dir: str | Path) -> str:
+    """A digest of the trace's shards (their own keys and sizes) and of this code's format."""
+    records = TraceDir(trace_dir).files()
+    digest = hashlib.sha256(f"{CORPUS_VERSION}/{FEATURES_VERSION}".encode())
+    for r in records:
+        digest.update(json.dumps([r.module, r.file, r.key, r.status, r.steps, r.premises]).encode())
+        for kind in ("steps", "premises"):
+            shard = TraceDir(trace_dir).shard(r.module, kind)  # type: ignore[arg-type]
+            digest.update(str(shard.stat().st_size if shard.exists() else -1).encode())
+    return digest.hexdigest()[:32]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "proofsearch" / "knn"
+
+
+_PRELOADED: dict[str, TraceCorpus] = {}
+_LOCK = threading.Lock()
+
+
+def _canonical(trace_dir: str | Path) -> str:
+    return str(Path(trace_dir).expanduser().resolve())
+
+
+def preload(trace_dir: str | Path, corpus: TraceCorpus) -> None:
+    """Make :func:`load_corpus` return ``corpus`` for ``trace_dir`` in this process."""
+    _PRELOADED[_canonical(trace_dir)] = corpus
+
+
+def load_corpus(trace_dir: str | Path, use_cache: bool = True) -> TraceCorpus:
+    """The corpus of ``trace_dir``: preloaded, cached on disk, or built (then cached)."""
+    name = _canonical(trace_dir)
+    with _LOCK:
+        if name in _PRELOADED:
+            return _PRELOADED[name]
+        TraceDir(name)  # a clear error for a folder that is not a trace
+        key = cache_key(name)
+        path = cache_dir() / f"{key}.npz"
+        meta_path = cache_dir() / f"{key}.json"
+        corpus: TraceCorpus | None = None
+        if use_cache and path.exists() and meta_path.exists():
+            try:
+                meta = json.loads(meta_path.read_text())
+                with np.load(path) as data:
+                    arrays = {k: data[k] for k in data.files}
+                corpus = TraceCorpus.from_payload({**meta, "arrays": arrays})
+            except (OSError, ValueError, KeyError):
+                corpus = None  # a damaged cache is rebuilt
+        if corpus is None:
+            corpus = build_corpus(name)
+            if use_cache:
+                _save(corpus, path, meta_path)
+        _PRELOADED[name] = corpus
+        return corpus
+
+
+def save_corpus(trace_dir: str | Path, corpus: TraceCorpus) -> None:
+    """Cache ``corpus`` (built from ``trace_dir``) on disk and for this process."""
+    key = cache_key(trace_dir)
+    _save(corpus, cache_dir() / f"{key}.npz", cache_dir() / f"{key}.json")
+    preload(trace_dir, corpus)
+
+
+def _save(corpus: TraceCorpus, path: Path, meta_path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = corpus.payload()
+        arrays = payload.pop("arrays")
+        partial = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(partial, **arrays)
+        os.replace(partial, path)
+        meta_path.write_text(json.dumps(payload))
+    except OSError:
+        pass  # a read-only cache only costs the next run the build

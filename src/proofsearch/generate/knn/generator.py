@@ -1,0 +1,249 @@
+"""``knn``: the tactics of the recorded proof states nearest to the current one.
+
+Similarity is the cosine of TF-IDF-weighted feature vectors (:mod:`.features`), found
+through an inverted index, so a query touches only the states that share a feature with
+it. A tactic's score is the log of its best neighbour's similarity (≤ 0; an identical
+state scores 0), so knn suggestions merge by score with other generators'. Names are
+adapted to the current goal (:mod:`.names`), and the theorem sees only what its scope
+allows (:mod:`.scope`).
+
+Online learning: :meth:`KnnGenerator.learn` adds the steps of a proof found during the
+run; they are suggested for the theorems searched after it (in this process), under the
+same visibility rule as recorded steps (a proof of a lemma of module M is visible where
+M's own steps would be).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corpus
+from proofsearch.generate.knn.features import goal_features, hash_features
+from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
+from proofsearch.generate.knn.names import adapt, fingerprints, record_names
+from proofsearch.generate.knn.scope import Scope, ScopeCache
+from proofsearch.theorem import Theorem
+
+
+@dataclass
+class _Learned:
+    """States added during the run: a small inverted index in plain Python."""
+
+    postings: dict[int, list[tuple[int, float]]] = field(default_factory=lambda: defaultdict(list))
+    tactics: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    scopes: list[Scope | None] = field(default_factory=list)
+
+
+class KnnGenerator(TacticGenerator):
+    """Suggests the tactics of the nearest recorded (and learned) states."""
+
+    def __init__(
+        self,
+        corpus: TraceCorpus,
+        neighbours: int = 0,
+        min_similarity: float = 1e-3,
+        max_postings: int = 40_000,
+    ) -> None:
+        self.corpus = corpus
+        self.index = corpus.states
+        self.tactic_table = corpus.tactics
+        self.name_table = corpus.state_names
+        self.state_tactic = corpus.arrays["state_tactic"]
+        self.unseen_weight = float(corpus.arrays["states.unseen_weight"][0])
+        self.scopes = ScopeCache(
+            corpus.table, corpus.arrays["state_module"], corpus.arrays["state_line"]
+        )
+        #: Neighbours looked at per call (0: four times the tactics asked for, at least 64).
+        self.neighbours = neighbours
+        #: Postings a first pass reads at most (the query's rarest features first); the
+        #: candidates it finds are then scored exactly on all their features.
+        self.max_postings = max_postings
+        self.forward_indptr = corpus.arrays["states.forward_indptr"]
+        self.forward_keys = corpus.arrays["states.forward_keys"]
+        self.forward_values = corpus.arrays["states.forward_values"]
+        self.min_similarity = min_similarity
+        self.learned = _Learned()
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        if n <= 0:
+            return []
+        scope, mask = self.scopes.get(theorem.name, theorem.extra)
+        goal = parse_first_goal(goals)
+        keys, scales = hash_features(goal_features(goal))
+        positions, known = self.index.lookup(keys)
+        weights = self.index.weights[positions].astype(np.float64)
+        learned_weights = self._learned_weights(keys, known, scales)
+        squared = float(np.sum(weights**2)) + sum(w * w for w in learned_weights.values())
+        if squared <= 0:
+            return []
+        norm = math.sqrt(squared)
+        wanted = self.neighbours or max(64, 4 * n)
+        scores = self._scores(positions, weights / norm, mask, wanted)
+        suggestions = self._recorded(scores, wanted, goal, n)
+        suggestions += self._from_learned(keys, learned_weights, norm, scope, goal)
+        return best_unique(suggestions, n)
+
+    def _scores(
+        self, positions: np.ndarray, weights: np.ndarray, mask: np.ndarray | None, wanted: int
+    ) -> np.ndarray:
+        """Cosine similarity of every state (0 where not visible). When the query's
+        posting lists are long, a first pass reads the rarest features' lists up to
+        ``max_postings`` and the ``2 × wanted`` best states it finds are scored exactly."""
+        lengths = self.index.indptr[positions + 1] - self.index.indptr[positions]
+        capped = int(lengths.sum()) > self.max_postings
+        if capped:
+            order = np.argsort(-weights, kind="stable")
+            within = np.cumsum(lengths[order]) <= self.max_postings
+            within[0] = True
+            kept = order[within]
+            scores = self.index.scores(positions[kept], weights[kept])
+        else:
+            scores = self.index.scores(positions, weights)
+        if mask is not None:
+            scores[~mask] = 0.0
+        if not capped:
+            return scores
+        candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > 2 * wanted:
+            candidates = candidates[
+                np.argpartition(-scores[candidates], 2 * wanted - 1)[: 2 * wanted]
+            ]
+        exact = np.zeros_like(scores)
+        if len(candidates):
+            exact[candidates] = self._exact(candidates, positions, weights)
+        return exact
+
+    def _exact(self, states: np.ndarray, positions: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Full cosine similarity of ``states`` with the query (key positions, weights)."""
+        starts = self.forward_indptr[states]
+        lengths = self.forward_indptr[states + 1] - starts
+        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        where = shift + np.arange(int(lengths.sum()), dtype=np.int64)
+        keys = self.forward_keys[where]
+        order = np.argsort(positions)
+        sorted_positions, sorted_weights = positions[order], weights[order]
+        slot = np.minimum(np.searchsorted(sorted_positions, keys), len(sorted_positions) - 1)
+        hit = sorted_positions[slot] == keys
+        contribution = np.where(hit, sorted_weights[slot] * self.forward_values[where], 0.0)
+        owner = np.repeat(np.arange(len(states)), lengths)
+        return np.bincount(owner, weights=contribution, minlength=len(states))
+
+    def _recorded(
+        self, scores: np.ndarray, wanted: int, goal: ParsedGoal, n: int
+    ) -> list[Suggestion]:
+        candidates = np.flatnonzero(scores >= self.min_similarity)
+        if len(candidates) > wanted:
+            top = np.argpartition(-scores[candidates], wanted - 1)[:wanted]
+            candidates = candidates[top]
+        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+        offsets = self.name_table.offsets
+        prints: list[tuple[str, str]] | None = None
+        seen: set[tuple[int, str]] = set()
+        tactics: set[str] = set()
+        out = []
+        for state in candidates.tolist():
+            tactic_id = int(self.state_tactic[state])
+            record = self.name_table[state] if offsets[state + 1] > offsets[state] else ""
+            if (tactic_id, record) in seen:
+                continue  # a better-scored neighbour gave the same suggestion
+            seen.add((tactic_id, record))
+            tactic = self.tactic_table[tactic_id]
+            if record:
+                if prints is None:
+                    prints = fingerprints(goal)
+                tactic = adapt(tactic, record, goal, prints)
+            if tactic in tactics:
+                continue
+            tactics.add(tactic)
+            out.append(Suggestion(tactic, min(0.0, math.log(float(scores[state])))))
+            if len(out) >= n:
+                break
+        return out
+
+    # -- online learning -----------------------------------------------------------
+
+    def _learned_weights(
+        self, keys: np.ndarray, known: np.ndarray, scales: np.ndarray
+    ) -> dict[int, float]:
+        """Weights of the query's features that only learned states have."""
+        if not self.learned.tactics:
+            return {}
+        return {
+            int(key): self.unseen_weight * float(scale)
+            for key, is_known, scale in zip(keys, known, scales, strict=True)
+            if not is_known and int(key) in self.learned.postings
+        }
+
+    def _feature_weights(self, goal: ParsedGoal) -> dict[int, float]:
+        keys, scales = hash_features(goal_features(goal))
+        positions, known = self.index.lookup(keys)
+        weights = np.full(len(keys), self.unseen_weight, dtype=np.float64) * scales
+        weights[known] = self.index.weights[positions]
+        return {int(k): float(w) for k, w in zip(keys, weights, strict=True)}
+
+    def _from_learned(
+        self,
+        keys: np.ndarray,
+        learned_weights: dict[int, float],
+        norm: float,
+        scope: Scope | None,
+        goal: ParsedGoal,
+    ) -> list[Suggestion]:
+        if not self.learned.tactics:
+            return []
+        positions, known = self.index.lookup(keys)
+        query = dict(learned_weights)
+        for key, weight in zip(keys[known], self.index.weights[positions], strict=True):
+            query[int(key)] = float(weight)
+        totals: dict[int, float] = defaultdict(float)
+        for key, weight in query.items():
+            for state, value in self.learned.postings.get(key, ()):
+                totals[state] += weight / norm * value
+        out = []
+        for state, similarity in totals.items():
+            if similarity < self.min_similarity or not self._sees(
+                scope, self.learned.scopes[state]
+            ):
+                continue
+            tactic = adapt(self.learned.tactics[state], self.learned.names[state], goal)
+            out.append(Suggestion(tactic, min(0.0, math.log(similarity))))
+        return out
+
+    def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
+        if scope is None or origin is None:
+            return True
+        if origin.module == scope.module:
+            return origin.line < scope.line
+        return bool(self.corpus.table.closure_mask(scope.module)[origin.module])
+
+    def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        """Add a found proof's (goals, tactic) steps for the theorems searched later."""
+        try:
+            origin, _ = self.scopes.get(theorem.name, theorem.extra)
+        except ValueError:
+            origin = None
+        for goals, raw_tactic in steps:
+            tactic = clean_tactic(raw_tactic)
+            if not tactic:
+                continue
+            goal = parse_first_goal(goals)
+            weights = self._feature_weights(goal)
+            norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+            state = len(self.learned.tactics)
+            for key, weight in weights.items():
+                self.learned.postings[key].append((state, weight / norm))
+            self.learned.tactics.append(tactic)
+            self.learned.names.append(record_names(tactic, goal))
+            self.learned.scopes.append(origin)
+
+
+def make_knn(index: str, **options: object) -> KnnGenerator:
+    """The ``knn`` generator on the trace folder ``index``."""
+    return KnnGenerator(load_corpus(index), **options)  # type: ignore[arg-type]

@@ -1,0 +1,73 @@
+"""``premises``: tactic templates over the retrieved premises.
+
+For the ``k`` best applicable premises (lemmas, theorems, constructors, axioms), best
+first: ``apply P``, ``rewrite P``, ``rewrite <- P``, ``eapply P``, ``apply P in H`` (for
+the goal's hypotheses) and one ``eauto using P1, ..., Pm``. A suggestion's score is the
+template's own (how often such a step helps) plus the log of the premise's BM25 score
+against that of a premise holding every symbol of the goal (its coverage), so a premise
+that matches the goal well ranks near the template's prior and a weak match sinks below
+the portfolio's tactics when merged.
+"""
+
+from __future__ import annotations
+
+import math
+
+from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
+from proofsearch.generate.knn.goals import parse_first_goal
+from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.theorem import Theorem
+
+#: Template → its own score (a log-probability-like prior).
+TEMPLATES = {
+    "apply {P}": -0.3,
+    "rewrite {P}": -0.5,
+    "rewrite <- {P}": -0.8,
+    "eapply {P}": -1.0,
+    "apply {P} in {H}": -1.2,
+}
+EAUTO_USING = -0.6
+
+
+class PremiseTemplateGenerator(TacticGenerator):
+    """Tactics that name the premises BM25 retrieves for the goal."""
+
+    def __init__(
+        self,
+        corpus: TraceCorpus,
+        premises: int = 8,
+        eauto_premises: int = 4,
+        hypotheses: int = 2,
+    ) -> None:
+        self.retriever = PremiseRetriever(corpus)
+        self.premises = premises
+        self.eauto_premises = eauto_premises
+        self.hypotheses = hypotheses
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        goal = parse_first_goal(goals)
+        found = self.retriever.retrieve(goal, theorem, self.premises, applicable_only=True)
+        if not found or n <= 0:
+            return []
+        hypotheses = [name for h in goal.hypotheses for name in h.names][-self.hypotheses :]
+        out: list[Suggestion] = []
+        for premise in found:
+            relative = math.log(max(premise.coverage, 1e-4))
+            for template, prior in TEMPLATES.items():
+                if "{H}" in template:
+                    for hypothesis in hypotheses:
+                        tactic = template.replace("{P}", premise.name).replace("{H}", hypothesis)
+                        out.append(Suggestion(tactic, prior + relative))
+                else:
+                    out.append(Suggestion(template.replace("{P}", premise.name), prior + relative))
+        if self.eauto_premises > 0:
+            names = ", ".join(p.name for p in found[: self.eauto_premises])
+            coverage = max(found[0].coverage, 1e-4)
+            out.append(Suggestion(f"eauto using {names}", EAUTO_USING + math.log(coverage)))
+        return best_unique(out, n)
+
+
+def make_premise_templates(index: str, **options: int) -> PremiseTemplateGenerator:
+    """The ``premises`` generator on the trace folder ``index``."""
+    return PremiseTemplateGenerator(load_corpus(index), **options)

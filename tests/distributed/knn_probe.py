@@ -1,0 +1,21 @@
+"""A generator that tells, through the proof it suggests, whether its trace index came
+from Ray's object store (read-only shared arrays) or was loaded in the worker."""
+
+from __future__ import annotations
+
+from proofsearch.generate.base import Suggestion, TacticGenerator
+from proofsearch.generate.knn.corpus import load_corpus
+from proofsearch.theorem import Theorem
+
+
+class _Probe(TacticGenerator):
+    def __init__(self, shared: bool) -> None:
+        self.tactic = "exact I" if shared else "fail"
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return [Suggestion(self.tactic, 0.0)]
+
+
+def make(index: str, **_: object) -> TacticGenerator:
+    arrays = load_corpus(index, use_cache=False).arrays
+    return _Probe(not any(a.flags.writeable for a in arrays.values()))
