@@ -71,7 +71,7 @@ def test_distributed_prover_with_indexed_corpus_prompts_the_model_with_premises(
 
     def spy(self: HFTacticGenerator, goals: str) -> list[int]:
         ids = original(self, goals)
-        seen.append(self._decode(ids))  # the text the model reads
+        seen.append(self.decode(ids))  # the text the model reads
         return ids
 
     monkeypatch.setattr(HFTacticGenerator, "prompt_ids", spy)

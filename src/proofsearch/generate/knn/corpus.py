@@ -132,18 +132,18 @@ def _state_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
     count = len(state_module)
     doc = np.concatenate(documents) if documents else np.zeros(0, np.int32)
     fid = np.concatenate(feature_ids) if feature_ids else np.zeros(0, np.int64)
-    features = list(vocabulary)
-    df = np.bincount(fid, minlength=len(features)).astype(np.float64)
-    scale = np.array([SCALE[f.split(":", 1)[0]] for f in features], dtype=np.float64)
+    feature_names = list(vocabulary)
+    df = np.bincount(fid, minlength=len(feature_names)).astype(np.float64)
+    scale = np.array([SCALE[f.split(":", 1)[0]] for f in feature_names], dtype=np.float64)
     weight = np.log1p(count / np.maximum(df, 1.0)) * scale
-    keep = np.ones(len(features), dtype=bool)
+    keep = np.ones(len(feature_names), dtype=bool)
     if count >= MAX_DF_MIN_STATES:
         keep = df <= MAX_DF_SHARE * count
     kept = keep[fid]
     doc, fid = doc[kept], fid[kept]
     norms = np.sqrt(np.bincount(doc, weights=weight[fid] ** 2, minlength=count))
     values = weight[fid] / np.maximum(norms[doc], 1e-12)
-    hashes = np.array([feature_hash(f) for f in features], dtype=np.int64)
+    hashes = np.array([feature_hash(f) for f in feature_names], dtype=np.int64)
     keys = hashes[fid]
     unique_keys, first = np.unique(keys, return_index=True)
     index = InvertedIndex.build(doc, keys, values, weight[fid[first]], count)
@@ -234,7 +234,7 @@ def cache_key(trace_dir: str | Path) -> str:
     for r in records:
         digest.update(json.dumps([r.module, r.file, r.key, r.status, r.steps, r.premises]).encode())
         for kind in ("steps", "premises"):
-            shard = TraceDir(trace_dir).shard(r.module, kind)  # type: ignore[arg-type]
+            shard = TraceDir(trace_dir).shard(r.module, kind)
             digest.update(str(shard.stat().st_size if shard.exists() else -1).encode())
     return digest.hexdigest()[:32]
 

@@ -22,7 +22,7 @@ _IDENTIFIER = re.compile(r"(?<![\w'.])[^\W\d][\w']*(?![\w'.])")
 def fingerprints(goal: ParsedGoal) -> list[tuple[str, str]]:
     """(name, fingerprint) of every hypothesis name, in order."""
     local = set(goal.hypothesis_names)
-    out = []
+    out: list[tuple[str, str]] = []
     for hypothesis in goal.hypotheses:
         type_tokens = tokens(hypothesis.type)
         hidden = local | bound_names(type_tokens)

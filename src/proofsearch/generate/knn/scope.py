@@ -119,7 +119,7 @@ class ModuleTable:
         """Which entries (by their module and line arrays) ``scope`` may see; ``None``: all."""
         if scope is None:
             return None
-        mask = self.closure_mask(scope.module)[module]
+        mask: np.ndarray = self.closure_mask(scope.module)[module]
         mask |= (module == scope.module) & (line < scope.line)
         return mask
 
