@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from proofsearch.env.lean.statements import block_comment_end
+
 #: Identifiers refused when a whole (dotted) name equals one of them.
 DENIED_WORDS: frozenset[str] = frozenset(
     {
@@ -112,19 +114,19 @@ class GuardPolicy:
             max_chars,
         )
 
-    @property
-    def words(self) -> frozenset[str]:
-        denied = DENIED_WORDS | self.extra_denied
+    def _denied(self, base: frozenset[str]) -> frozenset[str]:
+        denied = base | self.extra_denied
         if self.allow_native_decide:
             denied -= NATIVE_WORDS
         return denied - self.allowed
 
     @property
+    def words(self) -> frozenset[str]:
+        return self._denied(DENIED_WORDS)
+
+    @property
     def components(self) -> frozenset[str]:
-        denied = DENIED_COMPONENTS | self.extra_denied
-        if self.allow_native_decide:
-            denied -= NATIVE_WORDS
-        return denied - self.allowed
+        return self._denied(DENIED_COMPONENTS)
 
 
 def _unescape(name: str) -> str:
@@ -144,16 +146,10 @@ def _check_delimiters(text: str) -> None:
             i = n if end < 0 else end
             continue
         if text.startswith("/-", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("/-", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("-/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-            if depth:
+            end = block_comment_end(text, i)
+            if end is None:
                 raise TacticRejected("unterminated block comment")
+            i = end
             continue
         if char == '"':
             i += 1

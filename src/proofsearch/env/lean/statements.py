@@ -25,6 +25,20 @@ _NAME = re.compile(r"\s+((?:«[^»]*»|[^\s:({\[⦃«.]+)(?:\.(?:«[^»]*»|[^\s
 EXAMPLE_NAME = "proofsearch_checked_example"
 
 
+def block_comment_end(text: str, start: int) -> int | None:
+    """The index just past the (nested) ``/- … -/`` comment opened at ``start``, or
+    ``None`` when it is never closed (Lean reads the rest of the file as comment)."""
+    depth, i, n = 1, start + 2, len(text)
+    while i < n and depth:
+        if text.startswith("/-", i):
+            depth, i = depth + 1, i + 2
+        elif text.startswith("-/", i):
+            depth, i = depth - 1, i + 2
+        else:
+            i += 1
+    return None if depth else i
+
+
 def mask_comments_and_strings(text: str) -> str:
     """``text`` with comments and string literals blanked out (positions kept)."""
     out = list(text)
@@ -42,14 +56,8 @@ def mask_comments_and_strings(text: str) -> str:
             blank(i, end)
             i = end
         elif text.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
+            j = block_comment_end(text, i)
+            j = n if j is None else j
             blank(i, j)
             i = j
         elif text[i] == '"':
