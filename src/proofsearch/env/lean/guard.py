@@ -146,10 +146,10 @@ def _check_delimiters(text: str) -> None:
             i = n if end < 0 else end
             continue
         if text.startswith("/-", i):
-            end = block_comment_end(text, i)
-            if end is None:
+            comment_end = block_comment_end(text, i)
+            if comment_end is None:
                 raise TacticRejected("unterminated block comment")
-            i = end
+            i = comment_end
             continue
         if char == '"':
             i += 1
