@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 NETNS := $(shell if unshare -rn true 2>/dev/null; then \
 	echo "unshare -rn -- bash -c 'ip link set lo up 2>/dev/null; exec \"\$$@\"' netns"; fi)
 
-.PHONY: demo test bench setup coq hammer lint clean
+.PHONY: demo test test-coq-versions bench setup coq hammer lint clean
 
 demo: setup
 	@$(if $(NETNS),,echo "note: cannot create a network namespace here (unshare -rn refused); Ray runs on the host network")
@@ -24,6 +24,13 @@ test: setup hammer
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(NETNS) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+# The Coq-facing tests and the demo on Coq 8.20.1 (Debian trixie) and Rocq 9.2.0 (sid),
+# each in a debootstrap root cached under $(COQ_ROOTS); needs root and, the first time,
+# the network. One line per version; see docs/coq-versions.md.
+COQ_ROOTS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/proofsearch/roots
+test-coq-versions:
+	PROOFSEARCH_ROOTS="$(COQ_ROOTS)" tools/test-coq-versions.sh
 
 # `make bench BENCH_ARGS=--full` runs the whole 500-lemma sample instead of a slice.
 bench: setup hammer
@@ -39,23 +46,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[hf,dev]"
 	touch $(STAMP)
 
-# Coq 8.16 from the system's packages where coqidetop.opt is missing and we may install.
+# Coq from the system's packages where no coqidetop is installed and we may install
+# (any of 8.16-8.20, 9.0-9.2 works; Debian 12 ships 8.16, Debian 13 8.20).
+# Rocq 9 (Debian 14) ships the stdlib as its own package, which `coq` does not pull in.
+COQ_STDLIB_PKG = $$(apt-cache show libcoq-stdlib >/dev/null 2>&1 && echo libcoq-stdlib)
 coq:
-	@if command -v coqidetop.opt >/dev/null 2>&1; then exit 0; fi; \
+	@if command -v coqidetop.opt >/dev/null 2>&1 || command -v coqidetop >/dev/null 2>&1; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "installing Coq (apt-get install -y coq)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq $(COQ_STDLIB_PKG); \
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \
 		echo "installing Coq (sudo apt-get install -y coq)"; \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq $(COQ_STDLIB_PKG); \
 	else \
-		echo "Coq 8.16 is missing: install it (Debian/Ubuntu: sudo apt-get install coq;" \
-		     "elsewhere: opam install coq.8.16.1), then run make again."; exit 1; \
+		echo "Coq is missing: install Coq 8.16-8.20 or Rocq 9.0-9.2 (Debian/Ubuntu:" \
+		     "sudo apt-get install coq; elsewhere: opam install coq.8.20.1), then run make again."; exit 1; \
 	fi
 
 # CoqHammer and its provers, for the baselines of `make bench`.
 hammer:
-	@if [ -d /usr/lib/ocaml/coq/user-contrib/Hammer ] && command -v eprover >/dev/null; then exit 0; fi; \
+	@if [ -d "$$(coqc -where 2>/dev/null)/user-contrib/Hammer" ] && command -v eprover >/dev/null; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcoq-hammer eprover z3 cvc4; \
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \

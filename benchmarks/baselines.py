@@ -58,6 +58,7 @@ from proofsearch.data.theorems import load_theorems
 from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, TacticTimeout
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
 from proofsearch.env.coq.checker import proof_script, statement_name
+from proofsearch.env.coq.version import binary_version, stdlib_module
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
 from proofsearch.search.result import CHECK_DISAGREEMENT, SearchResult, Status, error_result
 from proofsearch.theorem import Theorem
@@ -290,7 +291,7 @@ def forbidden_libraries(theorem: Theorem, config: BaselineConfig, line: str) -> 
         _HAMMER_LIBRARIES[line] = loaded_libraries("", "", config, line)
     footer = str(theorem.extra.get("footer") or "")
     header = loaded_libraries(theorem.header, footer, config)
-    own = "Coq." + file[: -len(".v")].replace("/", ".")
+    own = stdlib_module(file, binary_version(config.coq.coqc).stdlib_prefix)
     extra = {lib for lib in _HAMMER_LIBRARIES[line] - header if not lib.startswith("Hammer.")}
     return frozenset({*extra, own})
 

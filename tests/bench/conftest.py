@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from proofsearch.env.coq.version import hammer_installed
+
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "benchmarks" / "coq" / "stdlib-sample.index.jsonl"
 
 requires_coq = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc is not installed")
 requires_hammer = pytest.mark.skipif(
-    shutil.which("coqc") is None or not Path("/usr/lib/ocaml/coq/user-contrib/Hammer").is_dir(),
+    shutil.which("coqc") is None or not hammer_installed(),
     reason="CoqHammer (Debian libcoq-hammer) is not installed",
 )
 

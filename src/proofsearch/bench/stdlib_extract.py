@@ -295,9 +295,11 @@ def extract_file(path: Path, root: Path) -> Extraction:
 
 
 def default_root(coqc: str = "coqc") -> Path:
-    """``$(coqc -where)/theories``, where Debian's package installs the sources."""
-    where = subprocess.run([coqc, "-where"], capture_output=True, text=True, check=True)
-    return Path(where.stdout.strip()) / "theories"
+    """The installed stdlib's sources: ``$(coqc -where)/theories`` for Coq 8.x,
+    ``$(coqc -where)/user-contrib/Stdlib`` for Rocq 9 (see :mod:`~proofsearch.env.coq.version`)."""
+    from proofsearch.env.coq.version import stdlib_root
+
+    return stdlib_root(coqc)
 
 
 def library_files(root: Path) -> list[Path]:

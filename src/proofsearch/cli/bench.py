@@ -39,7 +39,8 @@ def add_extract_parser(bench: Any) -> None:
         "--root",
         type=Path,
         default=None,
-        help="the stdlib's theories/ folder (default: $(coqc -where)/theories)",
+        help="the stdlib's source folder (default: $(coqc -where)/theories for Coq 8.x, "
+        "$(coqc -where)/user-contrib/Stdlib for Rocq 9)",
     )
     parser.add_argument(
         "--sample", type=int, default=None, metavar="N", help="draw N lemmas (default: all)"
@@ -103,7 +104,8 @@ def add_restore_parser(bench: Any) -> None:
         "--root",
         type=Path,
         default=None,
-        help="the stdlib's theories/ folder (default: $(coqc -where)/theories)",
+        help="the stdlib's source folder (default: $(coqc -where)/theories for Coq 8.x, "
+        "$(coqc -where)/user-contrib/Stdlib for Rocq 9)",
     )
     parser.add_argument("--coqc", default="coqc", help="the coqc binary (default coqc)")
     parser.set_defaults(bench_func=run_restore)
@@ -149,13 +151,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def stdlib_root(root: Path | None, coqc: str) -> Path | None:
-    """``root``, or the installed stdlib's ``theories/``; None (and a message) if unusable."""
+    """``root``, or the installed stdlib's sources; None (and a message) if unusable."""
     from proofsearch.bench import stdlib_extract
+    from proofsearch.env.base import EnvError
 
     if root is None:
         try:
             root = stdlib_extract.default_root(coqc)
-        except (OSError, subprocess.CalledProcessError) as exc:
+        except (OSError, subprocess.CalledProcessError, EnvError) as exc:
             print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
             return None
     if not root.is_dir() or not any(root.rglob("*.v")):

@@ -9,6 +9,7 @@ from pathlib import Path
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.options import add_prover_options, load_input, prover_options
+from proofsearch.cli.preflight import StartupFailed, check_coq_version
 
 #: Header lines a results file may ask for (the CoqHammer baselines' proofs need their
 #: import). Nothing else is taken from a results file: a line such as a ``Notation``
@@ -46,6 +47,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print_error(errors, str(exc))
         return EXIT_USAGE
+    try:
+        check_coq_version(args.prover, options, idetop=False)
+    except StartupFailed as exc:
+        print_error(errors, str(exc))
+        return EXIT_FAILURES
     if not Path(args.results).exists():
         print_error(errors, f"no such results file: {args.results}")
         return EXIT_USAGE

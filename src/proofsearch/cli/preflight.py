@@ -19,7 +19,7 @@ STARTUP_FAILURES_TO_STOP = 3
 
 #: The options that decide whether a prover starts, by prover: named in every message.
 FIXES = {
-    "coq": "check --coq-binary and --coq-arg",
+    "coq": "check --coq-binary, --coqc and --coq-arg",
     "lean": "check --lean-repl and --lean-project",
 }
 
@@ -39,6 +39,25 @@ def check_coq_folders(coq_args: list[str]) -> None:
             raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder. Fix: --coq-arg.")
 
 
+def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = True) -> None:
+    """Refuse a Coq outside the supported versions (``coqidetop --version``, ``coqc
+    --version``), unless ``allow_unsupported_version`` is set (then only warn)."""
+    if prover != "coq":
+        return
+    from proofsearch.env.base import EnvError
+    from proofsearch.env.coq.version import require_supported
+
+    allow = bool(options.get("allow_unsupported_version", False))
+    binaries = [str(options.get("coqc") or "coqc")]
+    if idetop:
+        binaries.insert(0, str(options.get("binary") or "coqidetop.opt"))
+    for binary in binaries:
+        try:
+            require_supported(binary, allow)
+        except EnvError as exc:
+            raise StartupFailed(f"{exc}. Fix: {fix_for(prover)}.") from None
+
+
 def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
     """Start one prover process, and stop it; raise :class:`StartupFailed` if it cannot.
 
@@ -53,6 +72,8 @@ def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
         coqc = str(options.get("coqc") or "coqc")
         if check and shutil.which(coqc) is None:
             raise StartupFailed(f"{coqc} not found: proofs cannot be re-checked. Fix: --coqc.")
+        if check:
+            check_coq_version(prover, options, idetop=False)
     try:
         with make_prover(prover, options) as instance:
             instance.start()

@@ -65,6 +65,8 @@ class CoqConfig:
     allowed_words: tuple[str, ...] = ()
     #: Printing width, wide so that a goal comes on few lines.
     printing_width: int = 1000
+    #: Run a Coq outside the supported versions (with a warning) instead of refusing it.
+    allow_unsupported_version: bool = False
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> CoqConfig:
@@ -98,7 +100,7 @@ def _is_fatal(message: str) -> bool:
 
 
 class CoqProver(Prover):
-    """Coq 8.16 through coqidetop's XML protocol."""
+    """Coq 8.16-8.20 and Rocq 9.0-9.2 through coqidetop's XML protocol."""
 
     name: ClassVar[str] = "coq"
 
@@ -112,6 +114,7 @@ class CoqProver(Prover):
             memory_limit=self.config.memory_limit,
             cwd=self.config.cwd,
             printing_width=self.config.printing_width,
+            allow_unsupported_version=self.config.allow_unsupported_version,
         )
         self._header_cache: dict[str, tuple[str, ...]] = {}
         self._guard_cache: dict[str, str | TacticRejected] = {}

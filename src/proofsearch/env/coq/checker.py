@@ -28,6 +28,7 @@ from pathlib import Path
 
 from proofsearch.env.base import CheckResult
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
+from proofsearch.env.coq.version import coq_env, supported_range
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
@@ -115,8 +116,9 @@ def run_coqc(
     if memory_limit:
         command = ["prlimit", f"--as={memory_limit}", "--", *command]
     return subprocess.run(
-        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False
-    )
+        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False,
+        env=coq_env(),
+    )  # fmt: skip
 
 
 def check_proof(
@@ -161,7 +163,8 @@ def check_proof(
         except subprocess.TimeoutExpired:
             return CheckResult(False, f"coqc took more than {timeout:g} s", disagreement=True)
         except FileNotFoundError:
-            return CheckResult(False, f"{coqc} not found: install Coq 8.16", disagreement=True)
+            message = f"{coqc} not found: install Coq {supported_range()}"
+            return CheckResult(False, message, disagreement=True)
         if compiled.returncode != 0:
             message = f"coqc rejected the proof: {compiled.stderr.strip()}"
             return CheckResult(False, message, disagreement=True)

@@ -17,11 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proofsearch.env.base import ProverStartError
+from proofsearch.env.base import EnvError, ProverStartError
 from proofsearch.env.coq import xml
+from proofsearch.env.coq.version import (
+    CoqVersion,
+    check_supported,
+    coq_env,
+    find_idetop,
+    supported_range,
+)
 from proofsearch.env.process import ManagedProcess, ProcessDied
-
-SUPPORTED_VERSIONS = ("8.16",)
 
 
 @dataclass
@@ -93,7 +98,12 @@ class Call:
 
 
 class CoqIdeTop:
-    """One ``coqidetop.opt -main-channel stdfds -async-proofs off`` process."""
+    """One ``coqidetop[.opt] -main-channel stdfds -async-proofs off`` process.
+
+    The version its ``About`` reply gives is checked against the supported ones
+    (:mod:`~proofsearch.env.coq.version`); ``allow_unsupported_version`` turns the
+    refusal into a warning.
+    """
 
     def __init__(
         self,
@@ -104,13 +114,16 @@ class CoqIdeTop:
         cwd: str | Path | None = None,
         start_timeout: float = 30.0,
         keep_messages: bool = False,
+        allow_unsupported_version: bool = False,
     ) -> None:
+        binary = find_idetop(binary)
         command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
         if shutil.which(binary) is None:
             raise ProverStartError(
-                f"{binary} not found: install Coq 8.16 (Debian/Ubuntu: apt-get install coq)"
+                f"{binary} not found: install Coq {supported_range()} "
+                "(Debian/Ubuntu: apt-get install coq)"
             )
-        self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit)
+        self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit, env=coq_env())
         self._stream = xml.ReplyStream(keep_messages)
         #: Seconds to wait before reading when more replies of a batch are due.
         self.coalesce = 0.001
@@ -124,12 +137,12 @@ class CoqIdeTop:
             tail = self.process.stderr_tail
             raise ProverStartError(f"{binary} did not start: {exc} {tail}") from exc
         self.version = xml.text_of(about.value.find("coq_info/string"))
-        if not self.version.startswith(SUPPORTED_VERSIONS):
+        try:
+            self.coq_version = CoqVersion.parse(self.version)
+            check_supported(self.coq_version, binary, allow_unsupported_version)
+        except EnvError:
             self.close()
-            raise ProverStartError(
-                f"Coq {self.version} is not supported yet (supported: "
-                f"{', '.join(SUPPORTED_VERSIONS)}); install Coq 8.16 or pass --coq-binary"
-            )
+            raise
         state = init.value.find("state_id")
         assert state is not None
         self.root_state = int(state.get("val", "1"))

@@ -52,8 +52,10 @@ class CoqLine:
         memory_limit: int | None = None,
         cwd: str | None = None,
         printing_width: int = 1000,
+        allow_unsupported_version: bool = False,
     ) -> None:
         self.stats = stats
+        self.allow_unsupported_version = allow_unsupported_version
         self.binary = binary
         self.args = tuple(args)
         self.memory_limit = memory_limit
@@ -88,6 +90,7 @@ class CoqLine:
                 self.args,
                 memory_limit=self.memory_limit,
                 cwd=self._working_folder(),
+                allow_unsupported_version=self.allow_unsupported_version,
             )
             self._forget()
             self._top.calls(

@@ -1,0 +1,200 @@
+"""Which Coq (or Rocq) is installed, and the few things that differ between versions.
+
+Supported: Coq 8.16 to 8.20 and the Rocq Prover 9.0 to 9.2. Found by running Debian's
+8.16.1, 8.20.1 and 9.2.0 (``make test-coq-versions``, ``docs/coq-versions.md``):
+
+- binaries: 8.x ships ``coqidetop.opt``; Rocq 9.2 ships ``coqidetop`` only (and the
+  ``rocq`` front end). ``coqc`` exists in all of them;
+- the XML protocol: identical replies for the calls the backend makes (9.2 reports its
+  version as ``9.2``, with no patch number; failures carry a ``<loc>`` since 8.20);
+- the standard library: logical name ``Coq`` in ``$(coqc -where)/theories`` for 8.x,
+  ``Stdlib`` in ``$(coqc -where)/user-contrib/Stdlib`` for 9.x (the prelude moved to
+  ``Corelib`` in ``theories``). ``From Coq Require`` works in both (deprecated in 9.x);
+- ``Print Assumptions`` prints the same in all three;
+- the OCaml runtime (not the Coq release): Debian builds 8.16 with OCaml 4.13, 8.20 and
+  9.2 with OCaml 5, whose runtime reserves address space for the minor heaps of 128
+  domains at start-up (between 32 and 64 GiB here). Under the backend's address-space
+  cap that start fails ("Not enough heap memory to reserve minor heaps"), so every Coq
+  process gets ``OCAMLRUNPARAM=d=1`` (:func:`coq_env`); OCaml 4 ignores it.
+
+Everything here asks the binaries once per process (the answers are cached).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from proofsearch.env.base import ProverStartError
+
+#: (major, minor) releases this backend is tested against or known to behave alike.
+SUPPORTED: tuple[tuple[int, int], ...] = (
+    (8, 16), (8, 17), (8, 18), (8, 19), (8, 20), (9, 0), (9, 1), (9, 2),
+)  # fmt: skip
+#: Prover option that lets a user run a version outside :data:`SUPPORTED`.
+ALLOW_OPTION = "allow_unsupported_version"
+#: coqidetop's names: 8.x installs the native one as ``coqidetop.opt``, 9.x as ``coqidetop``.
+IDETOP_NAMES = ("coqidetop.opt", "coqidetop")
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@dataclass(frozen=True)
+class CoqVersion:
+    """A Coq/Rocq release as it prints itself (``8.16.1``, ``9.2``)."""
+
+    major: int
+    minor: int
+    patch: int
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> CoqVersion:
+        match = _VERSION.match(text.strip())
+        if match is None:
+            raise ProverStartError(f"cannot read a Coq version from {text.strip()[:80]!r}")
+        major, minor, patch = match.groups()
+        return cls(int(major), int(minor), int(patch or 0), text.strip())
+
+    @property
+    def release(self) -> tuple[int, int]:
+        return self.major, self.minor
+
+    @property
+    def supported(self) -> bool:
+        return self.release in SUPPORTED
+
+    @property
+    def rocq(self) -> bool:
+        """Rocq 9 or later: the stdlib is a separate library named ``Stdlib``."""
+        return self.major >= 9
+
+    @property
+    def stdlib_prefix(self) -> str:
+        """The standard library's logical name (``Coq.Arith.PeanoNat``, ``Stdlib.Arith...``)."""
+        return "Stdlib" if self.rocq else "Coq"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def coq_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a Coq process: ``base`` (default: ours) with one OCaml domain.
+
+    coqidetop and coqc run on one domain; reserving the heaps of 128 would need more
+    address space than any sensible cap allows. A ``d=`` the user set is kept.
+    """
+    env = dict(os.environ if base is None else base)
+    params = [p for p in env.get("OCAMLRUNPARAM", "").split(",") if p]
+    if not any(p.startswith("d=") for p in params):
+        env["OCAMLRUNPARAM"] = ",".join([*params, "d=1"])
+    return env
+
+
+def supported_range() -> str:
+    """``8.16-8.20, 9.0-9.2``: the supported releases, for messages."""
+    groups: dict[int, list[int]] = {}
+    for major, minor in SUPPORTED:
+        groups.setdefault(major, []).append(minor)
+    return ", ".join(
+        f"{major}.{minors[0]}-{major}.{minors[-1]}" if len(minors) > 1 else f"{major}.{minors[0]}"
+        for major, minors in groups.items()
+    )
+
+
+def check_supported(version: CoqVersion, binary: str, allow: bool = False) -> None:
+    """Refuse a version outside :data:`SUPPORTED`, or only warn when the user allowed it."""
+    if version.supported:
+        return
+    if allow:
+        warnings.warn(
+            f"Coq {version} ({binary}) is not a supported version ({supported_range()}); "
+            f"running anyway because {ALLOW_OPTION} is set",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return
+    raise ProverStartError(
+        f"Coq {version} ({binary}) is not supported (supported: {supported_range()}). "
+        f"Install a supported version, point --coq-binary/--coqc at one, or try it anyway "
+        f"with --prover-option {ALLOW_OPTION}=true"
+    )
+
+
+def find_idetop(binary: str) -> str:
+    """``binary``, or the other coqidetop name when the default one is not installed.
+
+    Lets the default ``coqidetop.opt`` find Rocq 9's ``coqidetop`` and the reverse; a
+    path or any other name the user gave is used as it is.
+    """
+    if binary in IDETOP_NAMES and shutil.which(binary) is None:
+        for name in IDETOP_NAMES:
+            if shutil.which(name) is not None:
+                return name
+    return binary
+
+
+@functools.cache
+def binary_version(binary: str) -> CoqVersion:
+    """The version ``binary --version`` prints (``coqc`` and ``coqidetop`` both answer)."""
+    try:
+        done = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=60, check=False,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ProverStartError(f"cannot run {binary} --version: {exc}") from None
+    match = re.search(r"version\s+(\S+)", done.stdout)
+    if done.returncode != 0 or match is None:
+        raise ProverStartError(
+            f"{binary} --version printed no version: {done.stdout.strip()[:200]!r}"
+        )
+    return CoqVersion.parse(match.group(1))
+
+
+def require_supported(binary: str, allow: bool = False) -> CoqVersion:
+    """Check ``binary``'s version up front (the CLI does, before any work starts)."""
+    resolved = find_idetop(binary)
+    if shutil.which(resolved) is None:
+        raise ProverStartError(
+            f"{binary} not found: install Coq {supported_range()} "
+            "(Debian/Ubuntu: apt-get install coq)"
+        )
+    version = binary_version(resolved)
+    check_supported(version, resolved, allow)
+    return version
+
+
+@functools.cache
+def coq_where(coqc: str = "coqc") -> Path:
+    """``coqc -where``: the folder holding ``theories`` and ``user-contrib``."""
+    done = subprocess.run([coqc, "-where"], capture_output=True, text=True, check=True)
+    return Path(done.stdout.strip())
+
+
+def stdlib_root(coqc: str = "coqc") -> Path:
+    """The standard library's source folder: ``theories`` (8.x), ``user-contrib/Stdlib`` (9.x)."""
+    where = coq_where(coqc)
+    if binary_version(coqc).rocq:
+        return where / "user-contrib" / "Stdlib"
+    return where / "theories"
+
+
+def stdlib_module(file: str, prefix: str) -> str:
+    """The logical name of a stdlib file: ``Arith/PeanoNat.v`` -> ``Coq.Arith.PeanoNat``."""
+    return prefix + "." + file.removesuffix(".v").replace("/", ".")
+
+
+def hammer_installed(coqc: str = "coqc") -> bool:
+    """Whether CoqHammer's Coq library sits in this Coq's ``user-contrib``."""
+    try:
+        return (coq_where(coqc) / "user-contrib" / "Hammer").is_dir()
+    except (OSError, subprocess.CalledProcessError):
+        return False
