@@ -58,6 +58,17 @@ in_root() {
         LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$root" "$@"
 }
 
+# Delete a root (or a half-built one), unmounting first whatever is still mounted in it
+# (debootstrap mounts /proc and /sys while it works; a killed run may leave them).
+remove_root() {
+    local path=$1 target
+    [ -e "$path" ] || return 0
+    findmnt -rn -o TARGET | grep -F "$path/" | sort -r | while read -r target; do
+        umount -l "$target" || true
+    done
+    rm -rf --one-file-system "$path"
+}
+
 build_root() {
     local release=$1 root=$CACHE/$1 extra_var="EXTRA_$1"
     local wanted; wanted=$( (echo "$PACKAGES ${!extra_var:-}"; requirements) | sha256sum | cut -c1-16)
@@ -69,7 +80,8 @@ build_root() {
     if ! command -v debootstrap >/dev/null; then
         apt-get install -y -qq debootstrap >"$log" 2>&1
     fi
-    rm -rf "$root.tmp" "$root"
+    remove_root "$root.tmp"
+    remove_root "$root"
     {
         debootstrap --variant=minbase "$release" "$root.tmp" "$MIRROR"
         # sid's Release file is often past its Valid-Until date on mirrors.
