@@ -171,14 +171,18 @@ print(\"demo-proved\", sum(x[\"status\"]==\"proved\" for x in r), len(r))"
     [ "$verdict" = ok ]
 }
 
-status=0
-started=$SECONDS
-for release in $RELEASES; do
-    build_root "$release" || { status=1; continue; }
-done
-for release in $RELEASES; do
-    [ -f "$CACHE/$release/.proofsearch-root" ] || { echo "Coq ? (Debian $release): no root"; status=1; continue; }
-    run_release "$release" || status=1
-done
-echo "test-coq-versions: $((SECONDS - started)) s in all"
-exit $status
+# All in a function, read whole before it runs: editing this file during a run is safe.
+main() {
+    local status=0 started=$SECONDS release
+    for release in $RELEASES; do
+        build_root "$release" || { status=1; continue; }
+    done
+    for release in $RELEASES; do
+        [ -f "$CACHE/$release/.proofsearch-root" ] || { echo "Coq ? (Debian $release): no root"; status=1; continue; }
+        run_release "$release" || status=1
+    done
+    echo "test-coq-versions: $((SECONDS - started)) s in all"
+    return $status
+}
+
+main "$@"; exit $?
