@@ -134,8 +134,9 @@ run_release() {
     (cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
         xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' |
         tar --null -T - -cf -) | tar -xf - -C "$root/src/proofsearch"
-    local version
+    local version package
     version=$(in_root "$root" coqc --print-version | cut -d' ' -f1)
+    package=$(in_root "$root" dpkg-query -W -f '${Version}' coq)
     # shellcheck disable=SC2016
     run_in_root "$root" bash -c '
         cd /src/proofsearch
@@ -164,8 +165,8 @@ print(\"demo-proved\", sum(x[\"status\"]==\"proved\" for x in r), len(r))"
     if [ "${tests_exit:-1}" != 0 ] || [ "${demo_exit:-1}" != 0 ] || [ "${check_exit:-1}" != 0 ]; then
         verdict=FAILED
     fi
-    printf 'Coq %-7s (Debian %s): tests %s passed, %s failed; demo %s proved (2 Ray workers), check %s; %s (%d s; log %s)\n' \
-        "$version" "$release" "${passed:-0}" "$failed" "${proved:-?}" \
+    printf 'Coq %s (Debian %s, coq %s): tests %s passed, %s failed; demo %s proved (2 Ray workers), check %s; %s (%d s; log %s)\n' \
+        "$version" "$release" "$package" "${passed:-0}" "$failed" "${proved:-?}" \
         "$([ "${check_exit:-1}" = 0 ] && echo ok || echo FAILED)" "$verdict" \
         $((SECONDS - start)) "$log" | tee -a "$LOGS/summary.txt"
     [ "$verdict" = ok ]
