@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli.preflight import StartupFailed, StartupWatch
+from proofsearch.env.coq.version import find_idetop
 from tests.conftest import ROOT
 
 THEOREMS = [{"name": f"t{i}", "statement": f"Theorem t{i} : {i} = {i}."} for i in range(4)]
@@ -67,7 +68,7 @@ def test_a_prover_that_cannot_start_writes_nothing(
 
 def flaky_coqidetop(tmp_path: Path) -> Path:
     """A coqidetop that starts once (the preflight) and then never again."""
-    real = shutil.which("coqidetop.opt")
+    real = shutil.which(find_idetop("coqidetop.opt"))  # Rocq 9 has no coqidetop.opt
     assert real is not None
     script = tmp_path / "coqidetop-once"
     started = tmp_path / "started-once"

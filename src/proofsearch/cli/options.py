@@ -25,7 +25,11 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
         "Classical.choice, Quot.sound by default)",
     )  # fmt: skip
     coq = parser.add_argument_group("Coq")
-    coq.add_argument("--coq-binary", default="coqidetop.opt", help="default: coqidetop.opt")
+    coq.add_argument(
+        "--coq-binary",
+        default="coqidetop.opt",
+        help="default: coqidetop.opt, or coqidetop where only that is installed (Rocq 9)",
+    )
     coq.add_argument("--coqc", default="coqc", help="compiler used to re-check proofs")
     coq.add_argument(
         "--coq-arg", action="append", default=[], metavar="ARG",
