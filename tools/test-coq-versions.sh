@@ -4,10 +4,11 @@
 # Each release is a Debian root built with debootstrap (trixie: Coq 8.20.1, sid: Rocq
 # 9.2.0) holding Coq, CoqHammer, Python and the package's dependencies (not the [hf]
 # extra). Roots are cached under $PROOFSEARCH_ROOTS (default
-# $XDG_CACHE_HOME/proofsearch/roots) and rebuilt only when missing or when the
-# dependency list changes. Each run copies the working tree into the root and runs, in
-# a private mount, PID and loopback-only network namespace (Ray stays on the machine,
-# every process dies with the namespace):
+# $XDG_CACHE_HOME/proofsearch/roots): a root is rebuilt when missing or when its Debian
+# packages change, its Python environment alone when the dependencies change. Each run
+# copies the working tree into the root and runs, in a private mount, PID and
+# loopback-only network namespace (Ray stays on the machine, every process dies with
+# the namespace):
 #   1. pytest on the Coq-facing tests (backend, soundness, checker, CLI search/check,
 #      resume, the demo, stdlib tools, and the Ray SIGKILL + --resume test);
 #   2. the demo as `make demo` runs it (2 Ray workers), then `proofsearch check`.
@@ -15,7 +16,7 @@
 #
 # Needs root (debootstrap, chroot, namespaces) and the network to build a root; a
 # cached root runs offline. Environment: COQ_RELEASES="trixie sid", DEBIAN_MIRROR,
-# PYTEST_ARGS (extra pytest arguments), KEEP_LOGS=1.
+# PYTEST_ARGS (extra pytest arguments). Logs: $PROOFSEARCH_ROOTS/logs.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,35 +72,48 @@ remove_root() {
 
 build_root() {
     local release=$1 root=$CACHE/$1 extra_var="EXTRA_$1"
-    local wanted; wanted=$( (echo "$PACKAGES ${!extra_var:-}"; requirements) | sha256sum | cut -c1-16)
-    if [ -f "$root/.proofsearch-root" ] && [ "$(cat "$root/.proofsearch-root")" = "$wanted" ]; then
-        return 0
-    fi
+    local system venv
+    system=$(echo "$PACKAGES ${!extra_var:-}" | sha256sum | cut -c1-16)
+    venv=$(requirements | sha256sum | cut -c1-16)
     local start=$SECONDS log=$LOGS/build-$release.log
-    echo "building the $release root in $root (log: $log)"
-    if ! command -v debootstrap >/dev/null; then
-        apt-get install -y -qq debootstrap >"$log" 2>&1
+    if [ ! -f "$root/.proofsearch-root" ] || [ "$(cat "$root/.proofsearch-root")" != "$system" ]; then
+        echo "building the $release root in $root (log: $log)"
+        if ! command -v debootstrap >/dev/null; then
+            apt-get install -y -qq debootstrap >"$log" 2>&1
+        fi
+        remove_root "$root.tmp"
+        remove_root "$root"
+        {
+            debootstrap --variant=minbase "$release" "$root.tmp" "$MIRROR"
+            # sid's Release file is often past its Valid-Until date on mirrors.
+            in_root "$root.tmp" apt-get -o Acquire::Check-Valid-Until=false update -qq
+            # shellcheck disable=SC2086
+            in_root "$root.tmp" apt-get install -y -qq --no-install-recommends \
+                $PACKAGES ${!extra_var:-}
+            in_root "$root.tmp" apt-get clean
+        } >>"$log" 2>&1 || { echo "building the $release root failed; see $log" >&2; return 1; }
+        echo "$system" >"$root.tmp/.proofsearch-root"
+        mv "$root.tmp" "$root"
     fi
-    remove_root "$root.tmp"
-    remove_root "$root"
-    {
-        debootstrap --variant=minbase "$release" "$root.tmp" "$MIRROR"
-        # sid's Release file is often past its Valid-Until date on mirrors.
-        in_root "$root.tmp" apt-get -o Acquire::Check-Valid-Until=false update -qq
-        # shellcheck disable=SC2086
-        in_root "$root.tmp" apt-get install -y -qq --no-install-recommends $PACKAGES ${!extra_var:-}
-        in_root "$root.tmp" apt-get clean
-        # pip inside the root trusts what the host trusts (a proxy's CA, for one).
-        cp "${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}" \
-            "$root.tmp/etc/ssl/certs/proofsearch-host-ca.crt"
-        requirements >"$root.tmp/opt/requirements.txt"
-        in_root "$root.tmp" python3 -m venv /opt/venv
-        in_root "$root.tmp" /opt/venv/bin/pip install -q --no-cache-dir \
-            --cert /etc/ssl/certs/proofsearch-host-ca.crt -r /opt/requirements.txt
-    } >>"$log" 2>&1 || { echo "building the $release root failed; see $log" >&2; return 1; }
-    echo "$wanted" >"$root.tmp/.proofsearch-root"
-    mv "$root.tmp" "$root"
-    echo "built the $release root in $((SECONDS - start)) s ($(du -sh "$root" | cut -f1))"
+    # The Python environment alone is rebuilt when the dependencies change.
+    if [ ! -f "$root/opt/venv/.proofsearch-venv" ] ||
+        [ "$(cat "$root/opt/venv/.proofsearch-venv")" != "$venv" ]; then
+        echo "installing the Python dependencies in the $release root (log: $log)"
+        {
+            # pip inside the root trusts what the host trusts (a proxy's CA, for one).
+            cp "${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}" \
+                "$root/etc/ssl/certs/proofsearch-host-ca.crt"
+            requirements >"$root/opt/requirements.txt"
+            rm -rf "$root/opt/venv"
+            in_root "$root" python3 -m venv /opt/venv
+            in_root "$root" /opt/venv/bin/pip install -q --no-cache-dir \
+                --cert /etc/ssl/certs/proofsearch-host-ca.crt -r /opt/requirements.txt
+        } >>"$log" 2>&1 || { echo "installing in the $release root failed; see $log" >&2; return 1; }
+        echo "$venv" >"$root/opt/venv/.proofsearch-venv"
+    fi
+    if [ $((SECONDS - start)) -gt 0 ]; then
+        echo "built the $release root in $((SECONDS - start)) s ($(du -sh "$root" | cut -f1))"
+    fi
 }
 
 # Run "$@" inside the root, in private mount, PID and network namespaces.

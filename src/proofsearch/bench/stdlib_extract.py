@@ -23,7 +23,6 @@ file needs before ``coqc`` accepts it. What is left out is counted by reason
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
