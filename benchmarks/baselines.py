@@ -328,7 +328,9 @@ def leaked_dependencies(
                 return [f"(cannot list the dependencies: {_last_error(done.stderr)})"]
     leaks = []
     for line in done.stdout.splitlines():
-        name = line.split(" : ", 1)[0].strip() if " : " in line and line[:1] != " " else ""
+        # "name : type" (8.16), or "name :" with the type on the next lines (8.20, 9.x).
+        match = re.match(r"([^\s:]\S*) :(?: |$)", line)
+        name = match.group(1) if match else ""
         modules = name.split(".")[:-1]
         if any(part in short for part in modules):
             leaks.append(name)

@@ -10,6 +10,7 @@ from types import ModuleType
 
 import pytest
 
+from proofsearch.env.coq.version import binary_version
 from proofsearch.search.result import SearchResult, Status
 from proofsearch.theorem import Theorem
 
@@ -132,13 +133,15 @@ def test_leaks_through_the_hammer_import_are_caught() -> None:
     theorem = Theorem("Bool/Bool.v:l", statement, "", extra={"file": "Bool/Bool.v"})
     config = baselines.BaselineConfig()
     forbidden = baselines.forbidden_libraries(theorem, config, baselines.TACTICS_IMPORT)
-    assert "Coq.Bool.Bool" in forbidden and "Coq.Init.Datatypes" not in forbidden
+    stdlib = binary_version("coqc").stdlib_prefix  # Coq 8.x, Stdlib 9.x (prelude: Corelib)
+    prelude = "Corelib" if stdlib == "Stdlib" else "Coq"
+    assert f"{stdlib}.Bool.Bool" in forbidden and f"{prelude}.Init.Datatypes" not in forbidden
     target = baselines.with_header_suffix(theorem, baselines.TACTICS_IMPORT)
     leaky = ["intros b1 b2 H; exact (proj1 (proj1 (Bool.andb_true_iff b1 b2) H))"]
     assert baselines.leaked_dependencies(target, leaky, forbidden, config) == ["Bool.andb_true_iff"]
     clean = ["intros b1 b2 H; destruct b1; easy"]
     assert baselines.leaked_dependencies(target, clean, forbidden, config) == []
     elsewhere = Theorem("x", statement, "Require Import Bool.", extra={"file": "Demo/X.v"})
-    assert "Coq.Bool.Bool" not in baselines.forbidden_libraries(
+    assert f"{stdlib}.Bool.Bool" not in baselines.forbidden_libraries(
         elsewhere, config, baselines.TACTICS_IMPORT
     )
