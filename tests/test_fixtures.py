@@ -13,11 +13,13 @@ import time
 import psutil
 import pytest
 
+from proofsearch.env.coq.version import find_idetop
 from tests.conftest import PR_SET_CHILD_SUBREAPER, coq_processes
 
 #: A coqidetop in the background of a shell that exits at once (its stdin stays open
 #: for 20 s, so it waits rather than exit on end of input); prints its pid.
-BACKGROUND = "sleep 20 2>/dev/null | coqidetop.opt -main-channel stdfds >/dev/null 2>&1 & echo $!"
+IDETOP = find_idetop("coqidetop.opt")
+BACKGROUND = f"sleep 20 2>/dev/null | {IDETOP} -main-channel stdfds >/dev/null 2>&1 & echo $!"
 
 
 def start_foreign_coqidetop() -> int:
@@ -33,8 +35,8 @@ def start_foreign_coqidetop() -> int:
 
 
 @pytest.mark.skipif(
-    not sys.platform.startswith("linux") or shutil.which("coqidetop.opt") is None,
-    reason="needs Linux and coqidetop.opt",
+    not sys.platform.startswith("linux") or shutil.which(IDETOP) is None,
+    reason="needs Linux and coqidetop",
 )
 def test_leftover_check_counts_only_our_descendants() -> None:
     pid = start_foreign_coqidetop()
