@@ -158,3 +158,16 @@ def test_a_lean_repl_that_dies_at_once_stops_the_run(tmp_path: Path) -> None:
     last = done.stderr.strip().splitlines()[-1]
     assert "exited with code 3" in last and "--lean-repl" in last, done.stderr
     assert out.read_text() == ""
+
+
+def test_an_index_that_is_not_a_trace_is_refused_on_one_line(tmp_path: Path) -> None:
+    not_a_trace = tmp_path / ("long-folder-" * 6) / "not-a-trace"
+    not_a_trace.mkdir(parents=True)
+    out = tmp_path / "r.jsonl"
+    done = search(str(theorem_file(tmp_path)), "--index", str(not_a_trace), "-o", str(out),
+                  columns=40)  # fmt: skip
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert f"--index {not_a_trace}: not a trace folder" in lines[0]
+    assert not out.exists()

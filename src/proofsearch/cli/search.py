@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -19,6 +20,13 @@ from proofsearch.cli.options import (
 )
 from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
 from proofsearch.cli.progress import ProgressDisplay
+
+if TYPE_CHECKING:  # the runtime imports stay inside the functions: `--help` stays fast
+    from proofsearch.data.theorems import InvalidLine
+    from proofsearch.distributed.events import RunEvents
+    from proofsearch.distributed.run import ResultSink
+    from proofsearch.distributed.spec import WorkerSpec
+    from proofsearch.theorem import Theorem
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -166,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
     if args.index is not None and not os.path.isdir(os.path.join(args.index, "files")):
-        console.print(f"[red]--index {args.index}: not a trace folder (no files/ inside)")
+        print_error(console, f"--index {args.index}: not a trace folder (no files/ inside)")
         return EXIT_USAGE
     if args.generator == "fixed" and not args.tactic:
         print_error(console, "--generator fixed needs --tactic")
@@ -246,11 +254,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def invalid_result_records(invalid: list[Any], valid_names: set[str]) -> list[dict[str, Any]]:
+def invalid_result_records(
+    invalid: Sequence[InvalidLine], valid_names: set[str]
+) -> list[dict[str, Any]]:
     """One ``invalid`` result per bad line, named so it never clashes with a valid theorem."""
     from proofsearch.search.result import Status
 
-    by_line: dict[tuple[str, int], list[Any]] = {}
+    by_line: dict[tuple[str, int], list[InvalidLine]] = {}
     for bad in invalid:
         by_line.setdefault((bad.source, bad.line), []).append(bad)
     records = []
@@ -274,7 +284,13 @@ class RunFailed(Exception):
     """The run could not go on (Ray would not start, ...): the message says why."""
 
 
-def _run(args: argparse.Namespace, spec: Any, todo: list[Any], store: Any, events: Any) -> None:
+def _run(
+    args: argparse.Namespace,
+    spec: WorkerSpec,
+    todo: Sequence[Theorem],
+    store: ResultSink,
+    events: RunEvents,
+) -> None:
     from proofsearch.distributed.pool import PoolError
     from proofsearch.distributed.ray_setup import RayOptions, RaySetupError
     from proofsearch.distributed.run import DistributionOptions, run_search
