@@ -159,22 +159,24 @@ def one_shot(theorem: Theorem, prover: CoqProver, config: BaselineConfig) -> Sea
     tried = 0
     timed_out = False
     env_start = time.perf_counter()
-    for first in range(0, len(tactics), config.batch):
-        left = config.budget - (time.perf_counter() - start)
-        if left <= 0:
-            timed_out = True
-            break
-        batch = tactics[first : first + config.batch]
-        outcomes = session.apply_all(session.root, batch, min(config.tactic_timeout, left))
-        tried += len(batch)
-        for tactic, outcome in zip(batch, outcomes, strict=True):
-            if isinstance(outcome, Proved) and proof is None:
-                proof = [tactic]
-            elif isinstance(outcome, ProofState):
-                keys.add(outcome.key)
-        if proof is not None:
-            break
-    session.close()
+    try:
+        for first in range(0, len(tactics), config.batch):
+            left = config.budget - (time.perf_counter() - start)
+            if left <= 0:
+                timed_out = True
+                break
+            batch = tactics[first : first + config.batch]
+            outcomes = session.apply_all(session.root, batch, min(config.tactic_timeout, left))
+            tried += len(batch)
+            for tactic, outcome in zip(batch, outcomes, strict=True):
+                if isinstance(outcome, Proved) and proof is None:
+                    proof = [tactic]
+                elif isinstance(outcome, ProofState):
+                    keys.add(outcome.key)
+            if proof is not None:
+                break
+    finally:
+        session.close()
     environment_time = time.perf_counter() - env_start
     result = SearchResult(
         theorem,
@@ -203,8 +205,10 @@ def sauto(theorem: Theorem, prover: CoqProver, config: BaselineConfig) -> Search
         return opened
     session, header_time = opened
     start = time.perf_counter()
-    outcome = session.apply(session.root, "sauto", config.budget)
-    session.close()
+    try:
+        outcome = session.apply(session.root, "sauto", config.budget)
+    finally:
+        session.close()
     spent = time.perf_counter() - start
     status = Status.OPEN if isinstance(outcome, TacticTimeout) else Status.FAILED
     result = SearchResult(
