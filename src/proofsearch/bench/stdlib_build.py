@@ -101,6 +101,71 @@ class Benchmark:
         return "\n".join(lines)
 
 
+@dataclass
+class _SampleValidator:
+    """Decides, batch by batch, which drawn lemmas stay in the sample.
+
+    A lemma stays when it compiles with ``coqc`` (and, with ``open_check="reject"``, also
+    opens in CoqProver). Verdicts are cached, so a rebuilt sample compiles nothing twice.
+    """
+
+    store: ValidationCache
+    jobs: int | None
+    coqc: str
+    timeout: float
+    progress: Callable[[StdlibLemma, Validation], None] | None
+    open_check: str
+    rejected: list[tuple[StdlibLemma, Validation]] = field(default_factory=list)
+    open_failures: list[tuple[StdlibLemma, Validation]] = field(default_factory=list)
+
+    def __call__(self, batch: list[StdlibLemma]) -> list[bool]:
+        self._compile(batch)
+        verdicts = [self.store.get(lemma, "coqc") for lemma in batch]
+        if self.open_check != "off":
+            self._open(batch, verdicts)
+        if self.open_check == "reject":
+            verdicts = [
+                self._open_verdict(lemma, verdict)
+                for lemma, verdict in zip(batch, verdicts, strict=True)
+            ]
+        return [self._keep(lemma, verdict) for lemma, verdict in zip(batch, verdicts, strict=True)]
+
+    def _compile(self, batch: list[StdlibLemma]) -> None:
+        todo = [lemma for lemma in batch if self.store.get(lemma, "coqc") is None]
+        verdicts = validate_all(
+            todo, jobs=self.jobs, coqc=self.coqc, timeout=self.timeout, progress=self.progress
+        )
+        for lemma, verdict in zip(todo, verdicts, strict=True):
+            self.store.put(lemma, "coqc", verdict)
+
+    def _open(self, batch: list[StdlibLemma], compiled: list[Validation | None]) -> None:
+        todo = [
+            lemma
+            for lemma, verdict in zip(batch, compiled, strict=True)
+            if verdict is not None and verdict.ok and self.store.get(lemma, "open") is None
+        ]
+        for lemma, verdict in zip(todo, check_opens(todo, self.progress), strict=True):
+            self.store.put(lemma, "open", verdict)
+        for lemma in batch:
+            opened = self.store.get(lemma, "open")
+            if opened is not None and not opened.ok:
+                self.open_failures.append((lemma, opened))
+
+    def _open_verdict(self, lemma: StdlibLemma, compiled: Validation | None) -> Validation | None:
+        """With ``open_check="reject"``: a lemma that compiled is judged by its open."""
+        opened = self.store.get(lemma, "open")
+        return opened if compiled is not None and compiled.ok and opened is not None else compiled
+
+    def _keep(self, lemma: StdlibLemma, verdict: Validation | None) -> bool:
+        assert verdict is not None
+        compiled = self.store.get(lemma, "coqc")
+        if verdict.ok and compiled is not None:
+            lemma.allowed_axioms = compiled.axioms
+        else:
+            self.rejected.append((lemma, verdict))
+        return verdict.ok
+
+
 def build_benchmark(
     root: Path,
     *,
@@ -126,58 +191,13 @@ def build_benchmark(
     if open_check not in OPEN_CHECKS:
         raise ValueError(f"open_check must be one of {', '.join(OPEN_CHECKS)}")
     extraction = extract_library(root)
-    rejected: list[tuple[StdlibLemma, Validation]] = []
-    open_failures: list[tuple[StdlibLemma, Validation]] = []
-    store = ValidationCache(cache)
-
-    def accept(batch: list[StdlibLemma]) -> list[bool]:
-        verdict: Validation | None
-        todo = [lemma for lemma in batch if store.get(lemma, "coqc") is None]
-        for lemma, verdict in zip(
-            todo,
-            validate_all(todo, jobs=jobs, coqc=coqc, timeout=timeout, progress=progress),
-            strict=True,
-        ):
-            store.put(lemma, "coqc", verdict)
-        verdicts = [store.get(lemma, "coqc") for lemma in batch]
-        if open_check != "off":
-            todo = [
-                lemma
-                for lemma, verdict in zip(batch, verdicts, strict=True)
-                if verdict is not None and verdict.ok and store.get(lemma, "open") is None
-            ]
-            for lemma, verdict in zip(todo, check_opens(todo, progress), strict=True):
-                store.put(lemma, "open", verdict)
-            opened = [store.get(lemma, "open") for lemma in batch]
-            open_failures.extend(
-                (lemma, verdict)
-                for lemma, verdict in zip(batch, opened, strict=True)
-                if verdict is not None and not verdict.ok
-            )
-        if open_check == "reject":
-            verdicts = [
-                opened if verdict is not None and verdict.ok and opened is not None else verdict
-                for verdict, opened in zip(
-                    verdicts, (store.get(lemma, "open") for lemma in batch), strict=True
-                )
-            ]
-        ok: list[bool] = []
-        for lemma, verdict in zip(batch, verdicts, strict=True):
-            assert verdict is not None
-            compiled = store.get(lemma, "coqc")
-            if verdict.ok and compiled is not None:
-                lemma.allowed_axioms = compiled.axioms
-            else:
-                rejected.append((lemma, verdict))
-            ok.append(verdict.ok)
-        return ok
-
+    validator = _SampleValidator(ValidationCache(cache), jobs, coqc, timeout, progress, open_check)
     n = len(extraction.lemmas) if sample is None else sample
-    chosen = sample_stratified(extraction.lemmas, n, seed, accept if validate_sample else None)
-    benchmark = Benchmark(extraction, chosen, rejected, validated=validate_sample)
+    chosen = sample_stratified(extraction.lemmas, n, seed, validator if validate_sample else None)
+    benchmark = Benchmark(extraction, chosen, validator.rejected, validated=validate_sample)
     if open_check == "report":
         kept = {lemma.name for lemma in chosen}
-        benchmark.open_failures = [(x, v) for x, v in open_failures if x.name in kept]
+        benchmark.open_failures = [(x, v) for x, v in validator.open_failures if x.name in kept]
     return benchmark
 
 
