@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.trace.file_trace import FileTrace
 from proofsearch.trace.runner import Limits, plan
 from proofsearch.trace.schema import TraceDir
 from proofsearch.trace.sources import coqproject, stdlib_project
@@ -206,12 +207,18 @@ def test_a_command_that_makes_two_states_inside_a_proof(
     assert [p.name for p in forced.premises] == ["Scopes.a", "Scopes.b"]
 
 
+def trace_source(source: Path, module: str) -> FileTrace:
+    """Trace one file of ``source``'s folder, bound to the empty logical prefix."""
+    from proofsearch.trace.file_trace import trace_file
+
+    return trace_file(source, source.name, module, ["-Q", str(source.parent), ""],
+                      timeout=60, memory_limit_mb=4096)  # fmt: skip
+
+
 def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
     """``Include F`` and ``Module N := F M`` make constants no sentence declares; they
     are premises (kind ``Included``) placed at the ``Include``/``Module`` sentence.
     Functor bodies and module types declare no premises of their own."""
-    from proofsearch.trace.file_trace import trace_file
-
     source = tmp_path / "Functors.v"
     source.write_text(
         "Module Type T. Parameter t : Type. End T.\n"
@@ -220,8 +227,7 @@ def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
         "Lemma after : forall n : t, n = n. Proof. exact l1. Qed.\nEnd M.\n"
         "Module N := F M.\n"
     )
-    trace = trace_file(source, "Functors.v", "Functors", ["-Q", str(tmp_path), ""],
-                       timeout=60, memory_limit_mb=4096)  # fmt: skip
+    trace = trace_source(source, "Functors")
     assert trace.error is None
     assert [(p.name, p.kind, p.statement, p.line) for p in trace.premises] == [
         ("Functors.M.t", "Definition", "Set", 4),
@@ -235,8 +241,6 @@ def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
 def test_names_coq_gives_and_class_fields(tmp_path: Path) -> None:
     """Unnamed proofs get Coq's name; a definitional class's field is a premise; a
     section ``Let`` is not (it is gone once the section is closed)."""
-    from proofsearch.trace.file_trace import trace_file
-
     source = tmp_path / "Names.v"
     source.write_text(
         "Class Foo (A : Type) := foo : A.\n"
@@ -244,8 +248,7 @@ def test_names_coq_gives_and_class_fields(tmp_path: Path) -> None:
         "Goal True. Proof. exact I. Qed.\n"
         "Section S. Let l := 3. Lemma ll : l = 3. Proof. reflexivity. Qed. End S.\n"
     )
-    trace = trace_file(source, "Names.v", "Names", ["-Q", str(tmp_path), ""],
-                       timeout=60, memory_limit_mb=4096)  # fmt: skip
+    trace = trace_source(source, "Names")
     assert trace.error is None
     assert [(p.name, p.kind, p.statement) for p in trace.premises] == [
         ("Names.Foo", "Record", "Type -> Type"),
