@@ -58,3 +58,26 @@ def no_new_coq_processes() -> Iterator[None]:
     yield
     left = set(coq_processes()) - before
     assert not left, f"coqidetop processes left behind: {sorted(left)}"
+
+
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave without interpreter finalization once pytest has reported everything.
+
+    At finalization, a daemon thread of a third-party library that still holds torch
+    tensors can be stopped mid-deallocation; Ray's C++ terminate handler then aborts the
+    process *after* every test passed (seen once in 6 full runs: "532 passed", then
+    SIGABRT, so `make test` failed). The verdict is already printed and the exit status
+    is pytest's own, so nothing a test checks is lost by skipping finalization.
+    """
+    if _EXIT_STATUS and os.environ.get("PROOFSEARCH_PYTEST_FINALIZE") != "1":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS[-1])
