@@ -28,7 +28,7 @@ def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[Sugge
     tactics: list[Suggestion] = []
     errors: list[str] = []
     for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\n")
+        line = raw.removesuffix("\n").removesuffix("\r")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         tactic, tab, score = line.partition("\t")
@@ -53,17 +53,26 @@ def parse_tactics(lines: Iterable[str], source: str = "<tactics>") -> list[Sugge
     return tactics
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines: only ``\\n`` and ``\\r\\n`` end one.
+
+    ``str.splitlines`` and text-mode reads (universal newlines) also end a line at a lone
+    ``\\r`` (``splitlines`` also at a form feed, ``\\x1c``, ``\\u2028``...): that cut a
+    tactic in two and misnumbered every later line. So files are read as bytes.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def load_tactics(path: str | Path) -> list[Suggestion]:
     """Read a tactics file."""
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        return parse_tactics(handle, str(path))
+    return parse_tactics(split_lines(path.read_bytes().decode("utf-8")), str(path))
 
 
 def default_tactics(prover: str) -> list[Suggestion]:
     """The bundled portfolio for ``prover`` (``coq`` or ``lean``)."""
     text = resources.files("proofsearch.generate.portfolios").joinpath(f"{prover}.txt")
-    return parse_tactics(text.read_text(encoding="utf-8").splitlines(), f"portfolio {prover}")
+    return parse_tactics(split_lines(text.read_bytes().decode("utf-8")), f"portfolio {prover}")
 
 
 class PortfolioGenerator(TacticGenerator):
