@@ -95,6 +95,38 @@ def text_of(element: ET.Element | None) -> str:
 _RICH_MARKUP = re.compile(rb"</?(?:_|pp|[A-Za-z_]+\.[A-Za-z_.]+)>")
 
 
+#: Characters XML 1.0 forbids, raw (C0 controls but tab, newline, carriage return; the
+#: two non-characters U+FFFE/U+FFFF; lone surrogates), and as character references.
+_FORBIDDEN_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_CHAR_REFERENCE = re.compile(r"&#(?:x([0-9A-Fa-f]+)|([0-9]+));")
+
+
+def _visible(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def _reference(match: re.Match[str]) -> str:
+    hexadecimal, decimal = match.groups()
+    code = int(hexadecimal, 16) if hexadecimal else int(decimal)
+    if code > 0x10FFFF:
+        return "\\u{...}"
+    char = chr(code)
+    return _visible(char) if _FORBIDDEN_CHAR.match(char) else match.group(0)
+
+
+def xml_safe(raw: bytes) -> bytes:
+    """``raw`` with what XML 1.0 forbids spelled out as text (``\\x01``).
+
+    coqidetop copies a message's characters as they are: ``fail "<U+0001>"`` makes it
+    send a raw control character, which the parser rejects (the whole theorem then
+    ended as an ``error``, although the tactic had only failed). Invalid UTF-8 becomes
+    U+FFFD.
+    """
+    text = raw.decode("utf-8", "replace")
+    text = _FORBIDDEN_CHAR.sub(lambda m: _visible(m.group(0)), text)
+    return _CHAR_REFERENCE.sub(_reference, text).encode("utf-8")
+
+
 @dataclass
 class RawElement:
     """A top-level element as bytes, parsed only if someone asks for its tree."""
@@ -107,7 +139,11 @@ class RawElement:
     def tree(self) -> ET.Element:
         if self._tree is None:
             flat = _RICH_MARKUP.sub(b"", self.raw).replace(b"&nbsp;", b"&#160;")
-            self._tree = ET.fromstring(flat)
+            try:
+                self._tree = ET.fromstring(flat)
+            except ET.ParseError:
+                # Only then: the common reply needs no cleaning, and this one may.
+                self._tree = ET.fromstring(xml_safe(flat))
         return self._tree
 
     @property
