@@ -28,7 +28,7 @@ from pathlib import Path
 
 from proofsearch.env.base import CheckResult
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
-from proofsearch.env.coq.version import coq_env, supported_range
+from proofsearch.env.coq.version import NATIVE_OFF, coq_env, supported_range
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
@@ -110,14 +110,18 @@ def run_coqc(
     timeout: float,
     memory_limit: int | None,
 ) -> subprocess.CompletedProcess[str]:
+    """Compile ``source`` as ``folder/module.v``: native compilation off, and Coq's
+    temporary files in ``folder/tmp`` (removed with the folder)."""
     path = folder / f"{module}.v"
     path.write_text(source)
-    command = [coqc, *args, "-Q", str(folder), "", str(path)]
+    tmpdir = folder / "tmp"
+    tmpdir.mkdir(exist_ok=True)
+    command = [coqc, *args, *NATIVE_OFF, "-Q", str(folder), "", str(path)]
     if memory_limit:
         command = ["prlimit", f"--as={memory_limit}", "--", *command]
     return subprocess.run(
         command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False,
-        env=coq_env(),
+        env=coq_env(tmpdir=tmpdir),
     )  # fmt: skip
 
 

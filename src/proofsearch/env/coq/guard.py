@@ -51,6 +51,13 @@ DENIED_FIRST: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
+#: Native compilation's entry points: the ``<<:`` cast, and every word that starts with
+#: ``native`` (``native_compute``, ``native_cast_no_check``, ``NativeCompute``...). Coq
+#: also runs with native compilation off (``version.NATIVE_OFF``); refusing them here
+#: means no tactic depends on that second line.
+NATIVE_CAST = "<<:"
+NATIVE_PREFIX = "native"
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 _COMMAND_START = re.compile(r"(?:^|;)\W*?([A-Za-z_][A-Za-z0-9_']*)")
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -110,9 +117,13 @@ def check_tactic(
         raise TacticRejected("unbalanced brackets")
     allowed_set = set(allowed)
     denied_anywhere = (DENIED_ANYWHERE | set(extra_denied)) - allowed_set
+    if NATIVE_CAST in bare and NATIVE_CAST not in allowed_set:
+        raise TacticRejected(f"'{NATIVE_CAST}' (the native-compiler cast) is not allowed")
     for word in _WORD.findall(bare):
         if word in denied_anywhere:
             raise TacticRejected(f"'{word}' is not allowed in a tactic")
+        if word.lower().startswith(NATIVE_PREFIX) and word not in allowed_set:
+            raise TacticRejected(f"'{word}': native compilation is not allowed")
     for match in _COMMAND_START.finditer(bare):
         if match.group(1) in DENIED_FIRST - allowed_set:
             raise TacticRejected(f"'{match.group(1)}' starts a command, not a tactic")

@@ -20,6 +20,7 @@ from pathlib import Path
 from proofsearch.env.base import EnvError, ProverStartError
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.version import (
+    NATIVE_OFF,
     CoqVersion,
     check_supported,
     coq_env,
@@ -100,7 +101,9 @@ class Call:
 class CoqIdeTop:
     """One ``coqidetop[.opt] -main-channel stdfds -async-proofs off`` process.
 
-    The version its ``About`` reply gives is checked against the supported ones
+    Native compilation is off (:data:`~proofsearch.env.coq.version.NATIVE_OFF`, after
+    ``args`` so that it wins), and ``tmpdir`` is its temporary folder. The version its
+    ``About`` reply gives is checked against the supported ones
     (:mod:`~proofsearch.env.coq.version`); ``allow_unsupported_version`` turns the
     refusal into a warning.
     """
@@ -115,15 +118,18 @@ class CoqIdeTop:
         start_timeout: float = 30.0,
         keep_messages: bool = False,
         allow_unsupported_version: bool = False,
+        tmpdir: str | Path | None = None,
     ) -> None:
         binary = find_idetop(binary)
-        command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args]
+        command = [binary, "-main-channel", "stdfds", "-async-proofs", "off", *args, *NATIVE_OFF]
         if shutil.which(binary) is None:
             raise ProverStartError(
                 f"{binary} not found: install Coq {supported_range()} "
                 "(Debian/Ubuntu: apt-get install coq)"
             )
-        self.process = ManagedProcess(command, cwd=cwd, memory_limit=memory_limit, env=coq_env())
+        self.process = ManagedProcess(
+            command, cwd=cwd, memory_limit=memory_limit, env=coq_env(tmpdir=tmpdir)
+        )
         self._stream = xml.ReplyStream(keep_messages)
         #: Seconds to wait before reading when more replies of a batch are due.
         self.coalesce = 0.001

@@ -13,9 +13,11 @@ empty again, to be rebuilt on demand.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from proofsearch.env.base import EnvError, ProverStats
 from proofsearch.env.coq import xml
@@ -65,8 +67,10 @@ class CoqLine:
         #: Sentences run since the root state, and the state id each one made.
         self.sentences: list[str] = []
         self.states: list[int] = []
-        # Tactics such as lia write cache files into the working folder: give Coq a
-        # private one unless the user chose it.
+        # A private folder per line, removed at close: Coq's working folder unless the
+        # user chose one (tactics such as lia write cache files there), and, in its
+        # ``tmp``, Coq's temporary folder (emptied at each restart: a killed coqidetop
+        # cleans nothing up).
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     # -- the process -------------------------------------------------------------
@@ -91,6 +95,7 @@ class CoqLine:
                 memory_limit=self.memory_limit,
                 cwd=self._working_folder(),
                 allow_unsupported_version=self.allow_unsupported_version,
+                tmpdir=self._temporary_folder(),
             )
             self._forget()
             self._top.calls(
@@ -103,12 +108,20 @@ class CoqLine:
             )
         return self._top
 
-    def _working_folder(self) -> str:
-        if self.cwd is not None:
-            return self.cwd
+    def _private_folder(self) -> Path:
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="proofsearch-coq-")
-        return self._scratch.name
+        return Path(self._scratch.name)
+
+    def _working_folder(self) -> str:
+        return self.cwd if self.cwd is not None else str(self._private_folder())
+
+    def _temporary_folder(self) -> Path:
+        """A fresh, empty ``tmp`` in the private folder for the process about to start."""
+        folder = self._private_folder() / "tmp"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        return folder
 
     def _forget(self) -> None:
         self.sentences = []

@@ -15,7 +15,10 @@ Supported: Coq 8.16 to 8.20 and the Rocq Prover 9.0 to 9.2. Found by running Deb
   9.2 with OCaml 5, whose runtime reserves address space for the minor heaps of 128
   domains at start-up (between 32 and 64 GiB here). Under the backend's address-space
   cap that start fails ("Not enough heap memory to reserve minor heaps"), so every Coq
-  process gets ``OCAMLRUNPARAM=d=1`` (:func:`coq_env`); OCaml 4 ignores it.
+  process gets ``OCAMLRUNPARAM=d=1`` (:func:`coq_env`); OCaml 4 ignores it;
+- native compilation: every supported release accepts ``-native-compiler no`` (8.16 run
+  here, with a deprecation warning on stderr; Rocq 9's ``coqargs`` still has the
+  option), so every Coq process gets it (:data:`NATIVE_OFF`).
 
 Everything here asks the binaries once per process (the answers are cached).
 """
@@ -42,6 +45,12 @@ SUPPORTED: tuple[tuple[int, int], ...] = (
 ALLOW_OPTION = "allow_unsupported_version"
 #: coqidetop's names: 8.x installs the native one as ``coqidetop.opt``, 9.x as ``coqidetop``.
 IDETOP_NAMES = ("coqidetop.opt", "coqidetop")
+
+#: Arguments that turn native compilation off. With them ``native_compute``, ``Eval
+#: native_compute`` and the ``<<:`` cast fall back to the bytecode VM instead of writing
+#: OCaml into ``$TMPDIR/Coq_native<hex>`` and running ``ocamlfind``/``ocamlopt`` on it
+#: (a compiler run per tactic, and a folder left behind by every killed coqidetop).
+NATIVE_OFF: tuple[str, ...] = ("-native-compiler", "no")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -85,13 +94,21 @@ class CoqVersion:
         return self.text
 
 
-def coq_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+def coq_env(
+    base: Mapping[str, str] | None = None, tmpdir: str | os.PathLike[str] | None = None
+) -> dict[str, str]:
     """The environment for a Coq process: ``base`` (default: ours) with one OCaml domain.
 
     coqidetop and coqc run on one domain; reserving the heaps of 128 would need more
     address space than any sensible cap allows. A ``d=`` the user set is kept.
+    ``tmpdir`` becomes the process's temporary folder (``TMPDIR``, which OCaml's
+    ``Filename.get_temp_dir_name`` reads, and ``TMP``/``TEMP``): the caller's private
+    folder, removed when it is done, so nothing a Coq process writes there outlives it.
     """
     env = dict(os.environ if base is None else base)
+    if tmpdir is not None:
+        for name in ("TMPDIR", "TMP", "TEMP"):
+            env[name] = os.fspath(tmpdir)
     params = [p for p in env.get("OCAMLRUNPARAM", "").split(",") if p]
     if not any(p.startswith("d=") for p in params):
         env["OCAMLRUNPARAM"] = ",".join([*params, "d=1"])
