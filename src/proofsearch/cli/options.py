@@ -7,6 +7,17 @@ from typing import Any
 
 from proofsearch.env.registry import PROVERS
 
+#: The re-check's default limit on ``search``: ``CHECK_TIMEOUT_FACTOR`` × ``--timeout``,
+#: at least ``MIN_CHECK_TIMEOUT`` (it also compiles the header, which ``--timeout``
+#: need not count).
+CHECK_TIMEOUT_FACTOR = 2.0
+MIN_CHECK_TIMEOUT = 60.0
+
+
+def default_check_timeout(timeout: float) -> float:
+    """The re-check's limit on ``search`` when ``--check-timeout`` is not given."""
+    return max(MIN_CHECK_TIMEOUT, CHECK_TIMEOUT_FACTOR * timeout)
+
 
 def add_prover_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("prover")
@@ -14,6 +25,11 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--tactic-timeout", type=float, default=None, metavar="S",
         help="per-tactic time limit in seconds (default: Coq 5, Lean 10)",
+    )  # fmt: skip
+    group.add_argument(
+        "--check-timeout", type=float, default=None, metavar="S",
+        help="time limit of each proof's from-scratch re-check (default: search: twice "
+        f"--timeout, at least {MIN_CHECK_TIMEOUT:g}; check: 300)",
     )  # fmt: skip
     group.add_argument(
         "--memory-limit-mb", type=int, default=None, metavar="MB",
@@ -65,6 +81,10 @@ def prover_options(args: argparse.Namespace) -> dict[str, Any]:
         options["tactic_timeout"] = args.tactic_timeout
     if args.memory_limit_mb is not None:
         options["memory_limit_mb"] = args.memory_limit_mb
+    if args.check_timeout is not None:
+        if not args.check_timeout > 0:
+            raise ValueError(f"--check-timeout {args.check_timeout:g}: must be more than 0 s")
+        options["check_timeout"] = args.check_timeout
     if args.prover == "coq":
         options.update(binary=args.coq_binary, coqc=args.coqc, args=absolute_paths(args.coq_arg))
         if args.allow_axiom:

@@ -14,6 +14,7 @@ from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.options import (
     add_prover_options,
+    default_check_timeout,
     load_input,
     parse_key_values,
     prover_options,
@@ -159,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         loaded = load_input(args)
         prover_opts = prover_options(args)
+        prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
     except OSError as exc:
         print_error(console, f"cannot read {args.theorems}: {exc}")
         return EXIT_USAGE

@@ -91,9 +91,15 @@ class TacticError:
 
 @dataclass(frozen=True)
 class TacticTimeout:
-    """The tactic ran past its time limit."""
+    """The tactic ran past its time limit.
+
+    ``closing``: the tactic closed every goal, but the check that makes it a proof
+    (Coq's ``Qed``) did not finish within the theorem's budget, so it is no proof; the
+    search says so in its result.
+    """
 
     message: str = "timeout"
+    closing: bool = False
 
 
 Outcome = ProofState | Proved | TacticError | TacticTimeout
@@ -106,8 +112,8 @@ class CheckResult:
     ok: bool
     message: str = ""
     axioms: tuple[str, ...] = ()
-    #: The proof was refused for a reason other than a cheat (it did not compile, the
-    #: checker timed out, its output could not be read): after the search's prover
+    #: The proof was refused for a reason other than a cheat or a time limit (it did not
+    #: compile, the checker's output could not be read): after the search's prover
     #: accepted it, that is a bug in one of the two (a "search/check disagreement").
     disagreement: bool = False
 
@@ -126,6 +132,10 @@ class ProofSession(ABC):
 
     theorem: Theorem
     root: ProofState
+    #: When the theorem's budget ends (a ``time.perf_counter()`` value), set by the
+    #: search; ``None``: no budget. A backend bounds the work it does after a tactic
+    #: (Coq's ``Qed``) by it.
+    deadline: float | None = None
 
     @abstractmethod
     def apply(self, state: ProofState, tactic: str, timeout: float | None = None) -> Outcome:

@@ -26,11 +26,13 @@ from proofsearch.env.base import (
     Proved,
     Prover,
     ProverStartError,
+    TacticTimeout,
 )
 from proofsearch.generate.base import TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
     STARTUP_ERROR,
+    UNFINISHED_PROOF,
     SearchResult,
     Status,
     error_result,
@@ -128,6 +130,7 @@ class BestFirstSearchProver:
             return result
         open_time = clock.environment.seconds
         budget_start = time.perf_counter() if self.config.budget_after_open else start
+        session.deadline = budget_start + self.config.timeout
         try:
             result = self._search(theorem, session.root, session, clock, budget_start)
         finally:
@@ -150,6 +153,8 @@ class BestFirstSearchProver:
         found: list[list[str]] = []
         #: A found proof's (goals, tactic) steps, for generators that learn from proofs.
         steps: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+        #: Why tactics that closed every goal were no proof (their ``Qed`` ran out of time).
+        unfinished: list[str] = []
         expansions = 0
         status = Status.OPEN
         while True:
@@ -188,11 +193,16 @@ class BestFirstSearchProver:
                         found.append(list(outcome.path))
                 elif isinstance(outcome, ProofState):
                     tree.add_edge(node, suggestion.tactic, outcome, suggestion.logprob)
+                elif isinstance(outcome, TacticTimeout) and outcome.closing:
+                    unfinished.append(outcome.message)
             if found:
                 status = Status.PROVED
                 break
         if status is not Status.PROVED:
-            return self._finish(theorem, status, clock, tree, expansions)
+            result = self._finish(theorem, status, clock, tree, expansions)
+            if unfinished:
+                result.extra[UNFINISHED_PROOF] = unfinished[0]
+            return result
         result = self._report_proof(theorem, found, clock, tree, expansions)
         if result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))

@@ -30,6 +30,10 @@ class Status(StrEnum):
 #: the theorem's: the CLI does not write it, so that ``--resume`` searches it again.
 STARTUP_ERROR = "startup_error"
 
+#: Record field set when a tactic closed every goal but the proof's closing check (Coq's
+#: ``Qed``) did not finish within the theorem's budget: why that was not a proof.
+UNFINISHED_PROOF = "unfinished_proof"
+
 #: Record field set when the search's prover accepted a proof (``Qed`` included) and the
 #: from-scratch re-check rejected it for a reason other than a cheat (axioms, an
 #: unfinished proof): a bug in one of the two, counted as a "search/check disagreement".

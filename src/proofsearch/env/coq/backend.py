@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
@@ -56,7 +57,9 @@ class CoqConfig:
     #: Address-space cap of each Coq process, in MiB (``vm_compute`` on a big term
     #: otherwise eats the machine).
     memory_limit_mb: int = 4096
-    #: Time limit of the from-scratch ``coqc`` re-check.
+    #: Time limit of the from-scratch ``coqc`` re-check (``proofsearch search`` sets it
+    #: from ``--timeout``, see ``--check-timeout``); also the ``Qed``'s limit in a
+    #: session without a deadline.
     check_timeout: float = 300.0
     #: Axioms a proof may rest on (besides those listed per theorem).
     allowed_axioms: tuple[str, ...] = ()
@@ -375,22 +378,43 @@ class CoqSession(ProofSession):
             self.prover.restart()
         return finished
 
+    def qed_limit(self, limit: int) -> int:
+        """Whole seconds ``Qed`` may take: what is left of the theorem's budget, but at
+        least the tactic's own limit (a tactic started before the deadline may finish
+        after it, and so may its ``Qed``); without a deadline, the re-check's limit.
+
+        ``Qed`` re-types the whole proof term: ``exact_no_check`` and friends return at
+        once and leave the real work to it (``slow 26 = true`` took 43 s).
+        """
+        if self.deadline is None:
+            return max(1, math.ceil(self.prover.config.check_timeout))
+        return max(limit, math.ceil(self.deadline - time.perf_counter()))
+
     def _close_proof(self, state: ProofState, sentence: str, limit: int) -> Outcome:
-        """All goals are solved: the proof counts only if ``Qed.`` is accepted."""
+        """All goals are solved: the proof counts only if ``Qed.`` is accepted in time."""
         prover = self.prover
         child = ProofState((), "", (*state.path, sentence))
+        qed_limit = self.qed_limit(limit)
+        share = "the re-check's limit" if self.deadline is None else "the budget left"
+        late = TacticTimeout(
+            f"every goal was closed, but Qed did not finish within {qed_limit} s "
+            f"({share}): not a proof",
+            closing=True,
+        )
         try:
             tip = self._reach(child)
-            guard = prover.config.check_timeout
             add, goal = self.line.calls(
                 [
-                    Call(xml.add_call("Qed.", tip), BOOKKEEPING_TIMEOUT),
-                    Call(xml.goal_call(), guard),
+                    Call(xml.add_call(f"Timeout {qed_limit} Qed.", tip), BOOKKEEPING_TIMEOUT),
+                    Call(xml.goal_call(), qed_limit + prover.config.kill_grace),
                 ]
             )
         except LineBroken as exc:
             return TacticError(f"replay before Qed failed: {exc.message}")
-        except (ReplyTimeout, CallsInterrupted) as exc:
+        except ReplyTimeout as exc:
+            prover.restart()
+            return late if exc.index == 1 else TacticError(f"Qed did not complete: {exc}")
+        except CallsInterrupted as exc:
             prover.restart()
             return TacticError(f"Qed did not complete: {exc}")
         try:
@@ -401,7 +425,9 @@ class CoqSession(ProofSession):
         if not add.good:
             return TacticError(f"Qed rejected: {add.message}")
         if not goal.good:
-            return TacticError(f"Qed rejected: {goal.message}")
+            return (
+                late if _is_timeout(goal.message) else TacticError(f"Qed rejected: {goal.message}")
+            )
         if xml.parse_goals(goal.value) is not None:
             return TacticError("Qed left a proof open")
         return Proved(child.path)

@@ -165,7 +165,10 @@ def check_proof(
                 coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
-            return CheckResult(False, f"coqc took more than {timeout:g} s", disagreement=True)
+            # A time bound, not a bug of either side: the search's Qed ran under the
+            # theorem's budget, the re-check under --check-timeout, header included.
+            message = f"coqc did not finish within {timeout:g} s (--check-timeout): not a proof"
+            return CheckResult(False, message)
         except FileNotFoundError:
             message = f"{coqc} not found: install Coq {supported_range()}"
             return CheckResult(False, message, disagreement=True)
