@@ -28,6 +28,16 @@ ADMIT_AXIOM = Theorem(
     "admit_axiom", "Theorem one_is_two : 1 = 2.", "Require Import Coq.Compat.AdmitAxiom."
 )
 HEADER_AXIOM = Theorem("header_axiom", "Theorem one_is_two : 1 = 2.", "Axiom cheat : 1 = 2.")
+#: ssreflect's tactic language (Coq's own copy: no math-comp needed).
+SSR = "From Coq Require Import ssreflect ssrbool."
+SSR_FALSE = Theorem("ssr_false", "Theorem one_is_two : 1 = 2.", SSR)
+SSR_FORALL = Theorem("ssr_forall", "Theorem all_zero : forall n : nat, n = 0.", SSR)
+SSR_ADMIT = Theorem(
+    "ssr_admit", "Theorem one_is_two : 1 = 2.", SSR + "\nRequire Import Coq.Compat.AdmitAxiom."
+)
+SSR_ADMIT_IMP = Theorem(
+    "ssr_admit_imp", "Theorem imp : True -> 1 = 2.", SSR + "\nRequire Import Coq.Compat.AdmitAxiom."
+)
 
 #: (theorem, cheat, the layer that must refuse it)
 KERNEL_CHEATS = [
@@ -48,6 +58,39 @@ KERNEL_CHEATS = [
     (FALSE, "exact_no_check (eq_refl 1). Qed", "guard"),
     (ADMIT_AXIOM, "case proof_admitted", "re-check"),
     (HEADER_AXIOM, "exact cheat", "re-check"),
+    (FALSE, "exact (I <<: False)", "guard"),
+    (FALSE, "exact (eq_refl 1 <<: 1 = 2)", "guard"),
+]
+
+#: The same cheats in ssreflect's tactic language, and a few of its own.
+SSR_CHEATS = [
+    (SSR_FALSE, "by admit", "guard"),
+    (SSR_FALSE, "have h : False by admit", "guard"),
+    (SSR_FALSE, "by apply: (I <<: False)", "guard"),
+    (SSR_FALSE, "exact/(I <<: False)", "guard"),
+    (SSR_FALSE, "case: (native_compute)", "guard"),
+    (SSR_FALSE, "case: give_up", "guard"),
+    (SSR_FALSE, "move=> //. Qed", "guard"),
+    (SSR_FALSE, "by []. Qed", "guard"),
+    (SSR_FALSE, "done. Admitted", "guard"),
+    (SSR_FALSE, "move=> Qed", "guard"),
+    (SSR_FALSE, "by move=> h; apply/Admitted", "guard"),
+    (SSR_FALSE, "exact: (I <: False)", "tactic"),
+    (SSR_FALSE, "apply: (fix f (n : nat) : 1 = 2 := f n) 0", "tactic"),
+    (SSR_FALSE, "abstract: exact_no_check (eq_refl 1)", "tactic"),
+    (SSR_FALSE, "by move=> [] ; shelve", "tactic"),
+    (SSR_FALSE, "have: False by shelve", "goals left"),
+    (SSR_FALSE, "by do ! shelve", "goals left"),
+    (SSR_FORALL, "move=> n; exact_no_check (eq_refl 0)", "qed"),
+    (SSR_FORALL, "elim=> [|n IHn] //; exact_no_check IHn", "qed"),
+    (SSR_FORALL, "move=> n; case: n => [|n] //; exact_no_check (eq_refl 0)", "qed"),
+    (SSR_FALSE, "by vm_cast_no_check (eq_refl 1)", "qed"),
+    (SSR_FALSE, "by change_no_check (1 = 1)", "qed"),
+    (SSR_FALSE, "unshelve (by exact_no_check (eq_refl 1))", "qed"),
+    (SSR_ADMIT_IMP, "move=> _; exact: (False_ind _ proof_admitted)", "re-check"),
+    (SSR_ADMIT_IMP, "move=> _; case: proof_admitted", "re-check"),
+    (SSR_ADMIT, "by case: (proof_admitted : False)", "re-check"),
+    (SSR_ADMIT, "by apply: False_ind; exact: proof_admitted", "re-check"),
 ]
 
 
@@ -73,7 +116,7 @@ def prover() -> CoqProver:
         yield instance  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("theorem", "tactic", "layer"), KERNEL_CHEATS)
+@pytest.mark.parametrize(("theorem", "tactic", "layer"), KERNEL_CHEATS + SSR_CHEATS)
 def test_each_cheat_is_refused_by_the_expected_layer(
     prover: CoqProver, theorem: Theorem, tactic: str, layer: str
 ) -> None:

@@ -281,7 +281,9 @@ class CoqSession(ProofSession):
         return [*self.prefix, *(self._wrap(t, None) for t in state.path)]
 
     def _wrap(self, tactic: str, limit: int | None) -> str:
-        return f"Timeout {limit or self.prover.tactic_limit(None)} ({tactic})."
+        """``Timeout N (TACTIC ).``: the blank before ``)`` keeps a tactic that ends in
+        ``*`` (ssreflect's ``case: n => [|n] in H *``) from making the ``*)`` token."""
+        return f"Timeout {limit or self.prover.tactic_limit(None)} ({tactic} )."
 
     def _reach(self, state: ProofState) -> int:
         """Make ``state`` the tip (replaying its path) and return its state id."""

@@ -1,7 +1,7 @@
 """The first line of defence against untrusted tactics: one tactic expression, nothing else.
 
 A model's output reaches coqidetop only through :func:`check_tactic`. The second line of
-defence is the wrapper ``Timeout N (TACTIC).`` (any command inside parentheses is a
+defence is the wrapper ``Timeout N (TACTIC ).`` (any command inside parentheses is a
 parse error), the third is that a proof counts only after ``Qed`` and a from-scratch
 ``coqc`` re-check with ``Print Assumptions``.
 
