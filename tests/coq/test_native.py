@@ -21,6 +21,8 @@ import pytest
 from proofsearch.env.base import Proved
 from proofsearch.env.coq import CoqConfig, CoqProver
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
+from proofsearch.generate.base import Suggestion, TacticGenerator
+from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.theorem import Theorem
 
 #: Every way into the native compiler a tactic has (and the option commands around it).
@@ -51,6 +53,14 @@ NATIVE_PROOFS = [
     "native_compute; reflexivity",
     "native_cast_no_check (eq_refl 4)",
 ]
+
+
+class Fixed(TacticGenerator):
+    def __init__(self, tactic: str) -> None:
+        self.tactic = tactic
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return [Suggestion(self.tactic, -0.1)]
 
 
 @pytest.mark.parametrize("tactic", NATIVE_ENTRY_POINTS)
@@ -111,6 +121,11 @@ def test_search_and_recheck_compile_nothing_and_leave_nothing(
         for tactic in NATIVE_PROOFS:
             verdict = prover.check(FOUR, [tactic])
             assert verdict.ok, verdict.message
+        # And through the search, whose proofs are re-checked.
+        for tactic in NATIVE_PROOFS:
+            searcher = BestFirstSearchProver(prover, Fixed(tactic), SearchConfig(timeout=60))
+            result = searcher.search(FOUR)
+            assert result.status is Status.PROVED and result.checked, result.error
         # Coq's temporary folder is the line's private one.
         pid = prover.pid
         assert pid is not None
