@@ -140,3 +140,23 @@ def test_missing_binary_says_what_to_install() -> None:
     coq = CoqProver(CoqConfig(binary="no-such-coqidetop"))
     with pytest.raises(EnvError, match="apt-get install coq"):
         coq.open(ADD_0)
+
+
+def test_a_process_killed_between_batches_is_an_interrupted_batch(
+    no_new_coq_processes: None,
+) -> None:
+    """The next write fails: that is a batch interrupted before its first reply (which
+    the backend recovers from), not a ProcessDied escaping to the search (seen when a
+    kill landed between two batches of a loaded machine)."""
+    from proofsearch.env.coq import xml
+    from proofsearch.env.coq.idetop import Call, CallsInterrupted, CoqIdeTop
+
+    top = CoqIdeTop()
+    try:
+        os.kill(top.pid, signal.SIGKILL)
+        top.process.popen.wait(timeout=30)
+        with pytest.raises(CallsInterrupted) as interrupted:
+            top.calls([Call(xml.goal_call(), 5)])
+        assert interrupted.value.replies == []
+    finally:
+        top.close()

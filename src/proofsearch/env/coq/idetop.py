@@ -159,7 +159,10 @@ class CoqIdeTop:
 
     def calls(self, calls: Sequence[Call]) -> list[Reply]:
         """Send every call in one write and return their replies, in order."""
-        self.process.write("".join(c.xml for c in calls).encode())
+        try:
+            self.process.write("".join(c.xml for c in calls).encode())
+        except ProcessDied as exc:  # killed between two batches: no reply came
+            raise CallsInterrupted(exc, []) from exc
         replies: list[Reply] = []
         for index, item in enumerate(calls):
             deadline = None if item.timeout is None else time.monotonic() + item.timeout
