@@ -289,5 +289,5 @@ def test_distributed_prover_takes_a_list_of_traces(traced: Traced, tmp_path: Pat
     assert one._generator() == ("knn", {"index": str(Path(index[0]).resolve())})
     copy = tmp_path / "lib-copy"
     shutil.copytree(traced.library_trace, copy)
-    with pytest.raises(DuplicateModuleError, match="Lib.A"):
+    with pytest.raises(DuplicateModuleError, match=r"Lib\.A"):
         DistributedProver(generator="knn", indexed_corpus_path=[*index, str(copy)])

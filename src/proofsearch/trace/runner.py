@@ -16,14 +16,21 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proofsearch.trace.deps import order, requires
 from proofsearch.trace.file_trace import trace_file
+from proofsearch.trace.require_lines import require_lines
 from proofsearch.trace.schema import FileError, FileRecord, TraceDir
-from proofsearch.trace.shards import open_trace_dir, read_record, shard_key, write_shard
+from proofsearch.trace.shards import (
+    open_trace_dir,
+    read_record,
+    shard_key,
+    write_record,
+    write_shard,
+)
 from proofsearch.trace.sources import Project, Source
 
 _COQC_LINE = re.compile(r'File "[^"]*", line (\d+)')
@@ -107,6 +114,24 @@ def _compile(job: Job) -> FileError | None:
     return FileError(line=int(match.group(1)) if match else 1, message=message)
 
 
+def _require_lines(path: Path, requires: Sequence[str]) -> dict[str, int]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    return require_lines(text, requires)
+
+
+def with_require_lines(trace: TraceDir, record: FileRecord, path: Path) -> FileRecord:
+    """A fresh shard written before records had ``require_lines``: add them (read from the
+    source, no Coq run) and rewrite its record, instead of tracing the file again."""
+    if record.require_lines is not None:
+        return record
+    updated = record.model_copy(update={"require_lines": _require_lines(path, record.requires)})
+    write_record(trace, updated)
+    return updated
+
+
 def run_job(job: Job) -> FileRecord:
     """Trace one file, compile it if needed, write its shard; runs in a worker."""
     start = time.perf_counter()
@@ -115,6 +140,7 @@ def run_job(job: Job) -> FileRecord:
         "file": job.source.file,
         "module": job.source.module,
         "requires": list(job.requires),
+        "require_lines": _require_lines(job.source.path, job.requires),
         "key": job.key,
         "coq_version": job.coq_version,
     }
@@ -122,6 +148,7 @@ def run_job(job: Job) -> FileRecord:
         error = _compile(job)
         old = read_record(trace_dir, job.source.module)
         assert old is not None
+        old = with_require_lines(trace_dir, old, job.source.path)
         if error is None:
             return old
         return old.model_copy(update={"status": "failed", "error": error})
@@ -217,7 +244,7 @@ def plan(
             if module in build and old.status == "traced":
                 jobs.append(Job(**{**job.__dict__, "trace": False}))
             else:
-                fresh.append(old)
+                fresh.append(with_require_lines(trace_dir, old, source.path))
             continue
         jobs.append(job)
     return jobs, fresh
