@@ -53,6 +53,8 @@ class GeneratorActor:
         self._clients: dict[int, float] = {}
         #: Seconds a client counts as active after its last request.
         self.client_horizon = 5.0
+        #: One learned proof at a time (generators' learn() is not reentrant).
+        self._learning = asyncio.Lock()
 
     def ready(self) -> int:
         return os.getpid()
@@ -107,7 +109,8 @@ class GeneratorActor:
 
     async def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         """Take in a proof a prover actor found (``knn``'s online learning), off the loop."""
-        await asyncio.to_thread(self.generator.learn, theorem, steps)
+        async with self._learning:
+            await asyncio.to_thread(self.generator.learn, theorem, steps)
 
     def batch_sizes(self) -> list[int]:
         """Sizes of the batches served so far (benchmarks and tests read them)."""
