@@ -1,6 +1,7 @@
-"""Where each required module is loaded (``FileRecord.require_lines``): read from the
-``Require`` sentences, written by ``proofsearch trace``, added to older shards without
-tracing them again, and used by knn's scope (real Coq for the last three)."""
+"""What a traced file requires and where (``FileRecord.requires``/``require_lines``):
+read from the ``Require`` sentences, the installed stdlib's modules included, written by
+``proofsearch trace``, added to older shards without tracing them again, and used by
+knn's scope (real Coq for the last two)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ Lemma early (n : nat) : n = n.
 Proof. idtac "early". reflexivity. Qed.
 
 Require Import Lib.A.
+From Coq Require Import Lists.List.
 
 Lemma late (n : nat) : n = n.
 Proof. idtac "late". exact (a_fact n). Qed.
@@ -80,22 +82,26 @@ def test_a_traced_file_records_its_require_lines_and_knn_honours_them(tmp_path: 
     out = tmp_path / "trace"
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     records = {r.module: r for r in TraceDir(out).files()}
-    assert records["Lib.B"].require_lines == {"Lib.A": 4}
+    # The installed stdlib's modules are requires too (coqdep omits them by default).
+    assert records["Lib.B"].requires == ["Coq.Lists.List", "Lib.A"]
+    assert records["Lib.B"].require_lines == {"Lib.A": 4, "Coq.Lists.List": 5}
     assert records["Lib.A"].require_lines == {}
     knn = KnnGenerator(build_corpus(out))
     assert _markers(knn, 1) == set()
     assert _markers(knn, 4) == {"early"}  # the Require's own line: A not loaded yet
-    assert _markers(knn, 6) == {"early", "from-a"}
+    assert _markers(knn, 7) == {"early", "from-a"}
 
 
 @coq
-def test_a_shard_without_require_lines_gets_them_without_a_new_trace(tmp_path: Path) -> None:
+def test_an_older_shard_gets_its_requires_and_lines_without_a_new_trace(tmp_path: Path) -> None:
     root = write_project(tmp_path / "project", LATE)
     out = tmp_path / "trace"
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     meta = out / "files" / "Lib.B.meta.json"
     old = json.loads(meta.read_text())
-    del old["require_lines"]  # as written before the field existed
+    # As written before: no require_lines, and no require on the installed stdlib.
+    del old["require_lines"]
+    old["requires"] = ["Lib.A"]
     meta.write_text(json.dumps(old))
     steps = out / "files" / "Lib.B.steps.jsonl"
     before = steps.stat().st_mtime_ns
@@ -103,5 +109,8 @@ def test_a_shard_without_require_lines_gets_them_without_a_new_trace(tmp_path: P
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     assert steps.stat().st_mtime_ns == before  # not traced again
     upgraded = json.loads(meta.read_text())
-    assert upgraded["require_lines"] == {"Lib.A": 4}
-    assert {k: v for k, v in upgraded.items() if k != "require_lines"} == old
+    assert upgraded["require_lines"] == {"Lib.A": 4, "Coq.Lists.List": 5}
+    assert upgraded["requires"] == ["Coq.Lists.List", "Lib.A"]
+    assert {k: v for k, v in upgraded.items() if k not in ("require_lines", "requires")} == {
+        k: v for k, v in old.items() if k != "requires"
+    }

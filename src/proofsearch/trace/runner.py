@@ -122,12 +122,17 @@ def _require_lines(path: Path, requires: Sequence[str]) -> dict[str, int]:
     return require_lines(text, requires)
 
 
-def with_require_lines(trace: TraceDir, record: FileRecord, path: Path) -> FileRecord:
-    """A fresh shard written before records had ``require_lines``: add them (read from the
-    source, no Coq run) and rewrite its record, instead of tracing the file again."""
-    if record.require_lines is not None:
+def refreshed(
+    trace: TraceDir, record: FileRecord, requires: Sequence[str], path: Path
+) -> FileRecord:
+    """A fresh shard whose record predates what ``plan`` now knows of its file (its
+    requires on the installed libraries, ``require_lines``): the record is brought up to
+    date (read from the source, no Coq run) and rewritten, instead of tracing again."""
+    requires = list(requires)
+    if record.requires == requires and record.require_lines is not None:
         return record
-    updated = record.model_copy(update={"require_lines": _require_lines(path, record.requires)})
+    lines = _require_lines(path, requires)
+    updated = record.model_copy(update={"requires": requires, "require_lines": lines})
     write_record(trace, updated)
     return updated
 
@@ -148,7 +153,7 @@ def run_job(job: Job) -> FileRecord:
         error = _compile(job)
         old = read_record(trace_dir, job.source.module)
         assert old is not None
-        old = with_require_lines(trace_dir, old, job.source.path)
+        old = refreshed(trace_dir, old, job.requires, job.source.path)
         if error is None:
             return old
         return old.model_copy(update={"status": "failed", "error": error})
@@ -244,7 +249,7 @@ def plan(
             if module in build and old.status == "traced":
                 jobs.append(Job(**{**job.__dict__, "trace": False}))
             else:
-                fresh.append(with_require_lines(trace_dir, old, source.path))
+                fresh.append(refreshed(trace_dir, old, graph[module], source.path))
             continue
         jobs.append(job)
     return jobs, fresh
