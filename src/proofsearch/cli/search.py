@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.console import message_console, print_error, print_notice
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.console import message_console, print_notice
+from proofsearch.cli.errors import CommandError
+from proofsearch.cli.header_watch import HEADER_FIXES, HeaderFailed, HeaderWatch
 from proofsearch.cli.options import (
     add_prover_options,
-    load_input,
+    at_least,
+    generator_name,
     parse_key_values,
+    positive,
     prover_options,
 )
 from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
@@ -49,19 +53,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--skip-invalid", action="store_true",
         help="run the valid theorems and record bad lines with status 'invalid'",
     )  # fmt: skip
-    parser.add_argument("--limit", type=int, default=None, help="only the first N theorems")
+    parser.add_argument(
+        "--limit", type=positive(int), default=None, help="only the first N theorems"
+    )
     add_prover_options(parser)
     search = parser.add_argument_group("search budgets")
     search.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per theorem (default: 60)"
+        "--timeout", type=positive(float), default=60.0, help="seconds per theorem (default: 60)"
     )
     search.add_argument(
         "--budget-after-header", action="store_true",
         help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
     )  # fmt: skip
-    search.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
     search.add_argument(
-        "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
+        "--max-expansions", type=positive(int), default=None, help="nodes expanded at most"
+    )
+    search.add_argument(
+        "--num-sampled-tactics",
+        type=positive(int),
+        default=64,
+        help="tactics per expansion (default: 64)",
     )
     search.add_argument(
         "--no-check", action="store_true",
@@ -76,7 +87,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def add_generator_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("tactic generator")
     group.add_argument(
-        "--generator", default=None,
+        "--generator", default=None, type=generator_name, metavar="NAME",
         help="portfolio (default; knn-portfolio for Coq with --index), knn, knn-portfolio, "
         "premises, fixed, hf, openai, vllm",
     )  # fmt: skip
@@ -98,22 +109,24 @@ def add_generator_options(parser: argparse.ArgumentParser) -> None:
 def add_ray_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("distribution (Ray)")
     group.add_argument(
-        "--workers", type=int, default=1,
+        "--workers", type=positive(int), default=1,
         help="prover workers; 1 runs in this process, N >= 2 on Ray actors (default: 1)",
     )  # fmt: skip
     group.add_argument("--address", default=None, help="join this Ray cluster (or RAY_ADDRESS)")
     group.add_argument("--ray-tmpdir", default=None, help="Ray's temporary folder")
-    group.add_argument("--num-gpus", type=float, default=0.0, help="GPUs for the generators")
     group.add_argument(
-        "--generator-actors", type=int, default=0,
+        "--num-gpus", type=at_least(0.0, float), default=0.0, help="GPUs for the generators"
+    )
+    group.add_argument(
+        "--generator-actors", type=at_least(0), default=0,
         help="shared GPU generator actors (0: each worker holds its own generator)",
     )  # fmt: skip
     group.add_argument(
-        "--max-attempts", type=int, default=3,
+        "--max-attempts", type=positive(int), default=3,
         help="a theorem whose worker crashes this many times is recorded as 'error'",
     )  # fmt: skip
     group.add_argument(
-        "--deadline-grace", type=float, default=120.0, metavar="S",
+        "--deadline-grace", type=at_least(0.0, float), default=120.0, metavar="S",
         help="seconds past --timeout before a theorem's worker is killed (default: 120)",
     )  # fmt: skip
     group.add_argument("--verbose", action="store_true", help="show Ray's own logs")
@@ -150,40 +163,41 @@ def default_generator(prover: str, index: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofsearch.cli.theorem_input import read_theorem_file
+    from proofsearch.cli.traces import check_places, index_list, open_traces, recorded_coq_args
     from proofsearch.data.summary import summarize, summary_table
     from proofsearch.distributed.store import ResultsFileError, ResultsStore
     from proofsearch.search.prover import SearchConfig
     from proofsearch.search.result import Status
 
     console = message_console()
-    try:
-        loaded = load_input(args)
-        prover_opts = prover_options(args)
-    except OSError as exc:
-        print_error(console, f"cannot read {args.theorems}: {exc}")
-        return EXIT_USAGE
-    except ValueError as exc:  # LeanDojo file without --leandojo-repo, bad KEY=VALUE
-        print_error(console, str(exc))
-        return EXIT_USAGE
+    loaded = read_theorem_file(args)
     if loaded.invalid and not args.skip_invalid:
-        print_error(console, f"{len(loaded.invalid)} bad line(s); nothing was run:")
-        for problem in loaded.invalid:
-            console.print(f"  {problem}", markup=False)
-        console.print("pass --skip-invalid to run the valid theorems anyway")
-        return EXIT_USAGE
+        for bad in loaded.invalid:
+            console.print(f"  {bad}", markup=False)
+        raise CommandError(
+            str(args.theorems),
+            f"{len(loaded.invalid)} bad line(s) (listed above), nothing was run",
+            "fix them, or pass --skip-invalid to run the valid theorems",
+        )
+    traces = open_traces(index_list(args.index))
+    if args.prover == "coq" and not args.coq_arg:
+        args.coq_arg = recorded_coq_args(traces)  # the traced project's loadpath
+    try:
+        prover_opts = prover_options(args)
+    except ValueError as exc:  # bad KEY=VALUE
+        raise CommandError("", str(exc), "e.g. --prover-option recycle_after=500") from None
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
-    if args.index is not None and not os.path.isdir(os.path.join(args.index, "files")):
-        print_error(console, f"--index {args.index}: not a trace folder (no files/ inside)")
-        return EXIT_USAGE
     if args.generator == "fixed" and not args.tactic:
-        print_error(console, "--generator fixed needs --tactic")
-        return EXIT_USAGE
+        raise CommandError(
+            "--generator fixed", "needs a tactic", "give --tactic, e.g. --tactic auto"
+        )
     try:
         gen_options = generator_options(args)
     except ValueError as exc:
-        print_error(console, str(exc))
-        return EXIT_USAGE
+        raise CommandError("", str(exc), "see proofsearch search --help") from None
+    loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
     from proofsearch.distributed.spec import WorkerSpec
 
@@ -207,8 +221,7 @@ def run(args: argparse.Namespace) -> int:
             args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
         )
     except ResultsFileError as exc:
-        print_error(console, str(exc))
-        return EXIT_USAGE
+        raise CommandError("--output", str(exc)) from None
     for problem in store.existing.problems:
         print_notice(console, problem)
     todo = [t for t in theorems if not store.done(t.name)]
@@ -217,8 +230,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
-            print_error(console, str(exc))
-            return EXIT_FAILURES
+            raise CommandError("", str(exc), code=EXIT_FAILURES) from None
     start = time.perf_counter()
     failure: str | None = None
     with store:
@@ -228,22 +240,26 @@ def run(args: argparse.Namespace) -> int:
         if skipped and not args.quiet:
             console.print(f"resuming: {skipped} theorem(s) already have a result in {args.output}")
         watch = StartupWatch(store, args.prover, len(todo))
+        sources = {t.name: t.source for t in todo}
+        fix = HEADER_FIXES.get(args.prover, "fix the header")
+        headers = HeaderWatch(watch, str(args.theorems), sources, fix)
         display = ProgressDisplay(len(todo) + len(invalid_records), console, not args.quiet)
         with display:
             for record in invalid_records:
                 store.append(record)
                 display.result(record)
             try:
-                _run(args, spec, todo, watch, display)
-            except (RunFailed, StartupFailed) as exc:
+                _run(args, spec, todo, headers, display)
+            except (RunFailed, StartupFailed, HeaderFailed) as exc:
                 failure = str(exc)
+            else:
+                headers.release()
             if failure is None and watch.skipped:
                 failure = watch.failure()
             if failure is not None:
                 display.abandon()  # no bar drawn after (or below) a fatal error
     if failure is not None:
-        print_error(console, failure)
-        return EXIT_FAILURES
+        raise CommandError("", failure, code=EXIT_FAILURES)
     wall = time.perf_counter() - start
     if not args.quiet:
         from proofsearch.distributed.store import read_results

@@ -30,6 +30,7 @@ from proofsearch.env.base import (
 from proofsearch.generate.base import TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
+    OPEN_ERROR,
     STARTUP_ERROR,
     SearchResult,
     Status,
@@ -123,6 +124,8 @@ class BestFirstSearchProver:
             result = error_result(theorem, str(exc))
             if isinstance(exc, ProverStartError):  # not the theorem's fault: see cli.search
                 result.extra[STARTUP_ERROR] = True
+            else:
+                result.extra[OPEN_ERROR] = True
             result.environment_time = clock.environment.seconds
             result.total_time = time.perf_counter() - start
             return result
