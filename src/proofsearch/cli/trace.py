@@ -195,9 +195,15 @@ class TraceProgress:
             TimeRemainingColumn,
         )
 
+        from proofsearch.cli.progress import PlainTicker
+
         self.summary = summary
         self.total_files = len(jobs)
         self.done_files = 0
+        console = Console(stderr=True, soft_wrap=True)
+        #: No terminal (a log, CI): a plain line every few seconds instead of the bar.
+        self.plain = enabled and not console.is_terminal
+        self.ticker = PlainTicker(console)
         self.progress = Progress(
             TextColumn("[bold]trace"),
             BarColumn(),
@@ -205,26 +211,35 @@ class TraceProgress:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
-            disable=not enabled,
+            console=console,
+            disable=not enabled or self.plain,
         )
         total = sum(job.source.path.stat().st_size for job in jobs) or 1
         self.task = self.progress.add_task("trace", total=total, tally="")
         self._refresh()
 
-    def _refresh(self) -> None:
+    def _tally(self, failed: str = "[red]failed {}[/]") -> str:
         s = self.summary
-        tally = (
+        return (
             f"files {self.done_files}/{self.total_files} · lemmas {s.lemmas} · "
-            f"steps {s.steps} · [red]failed {len(s.failed)}[/]"
+            f"steps {s.steps} · " + failed.format(len(s.failed))
         )
-        self.progress.update(self.task, tally=tally)
+
+    def _refresh(self) -> None:
+        self.progress.update(self.task, tally=self._tally())
+
+    def plain_line(self) -> str:
+        from proofsearch.cli.progress import clock_text
+
+        return f"trace {self._tally('failed {}')} · elapsed {clock_text(self.ticker.elapsed())}"
 
     def record(self, record: Any, skipped: bool, size: int) -> None:
         self.summary.add(record, skipped)
         self.done_files += 1
         self.progress.advance(self.task, size)
         self._refresh()
+        if self.plain:
+            self.ticker.tick(self.plain_line)
         if record.status == "failed" and record.error is not None:
             message = " ".join(record.error.message.split())[:200]
             self.progress.console.log(
@@ -236,4 +251,6 @@ class TraceProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.plain:
+            self.ticker.tick(self.plain_line, force=True)
         self.progress.stop()
