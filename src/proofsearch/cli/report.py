@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.errors import CommandError
 
 
 def _anchor(text: str) -> tuple[str, float]:
@@ -66,22 +67,23 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.data import report
 
     if len(args.name) > len(args.results):
-        print("error: more --name options than results files", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError(
+            "--name", f"{len(args.name)} names for {len(args.results)} results file(s)",
+            "give at most one --name per results file, in their order",
+        )  # fmt: skip
     names = report.run_names(args.results, args.name)
     runs = []
     for path, name in zip(args.results, names, strict=True):
         try:
             run_ = report.load_run(path, name)
         except report.ReportError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            raise CommandError("", str(exc), "give results files of proofsearch search") from None
         for problem in run_.problems:
-            print(f"error: {problem}", file=sys.stderr)
+            print(f"proofsearch report: {problem}", file=sys.stderr)
         if run_.duplicates:
             print(
-                f"warning: {path}: {run_.duplicates} theorem(s) listed more than once; "
-                "the last line counts",
+                f"proofsearch report: warning: {path}: {run_.duplicates} theorem(s) "
+                "listed more than once; the last line counts",
                 file=sys.stderr,
             )
         runs.append(run_)
