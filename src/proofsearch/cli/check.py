@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = prover_options(args)
     except ValueError as exc:  # bad KEY=VALUE
-        raise CommandError("", str(exc), "e.g. --prover-option recycle_after=500") from None
+        raise CommandError("", str(exc)) from None
     try:
         check_coq_version(args.prover, options, idetop=False)
     except StartupFailed as exc:

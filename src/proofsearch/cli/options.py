@@ -137,7 +137,7 @@ def parse_key_values(items: list[str], flag: str) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE; e.g. {flag} timeout=30")
         try:
             parsed[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -149,10 +149,16 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
         options["base_url"] = args.base_url
     if args.index is not None:
         if args.generator not in INDEXED_GENERATORS | MODEL_GENERATORS:
-            raise ValueError(f"--index: generator {args.generator} does not read an index")
+            raise ValueError(
+                f"--index: generator {args.generator} does not read an index; drop --index, "
+                "or use knn, knn-portfolio, premises, hf, openai or vllm"
+            )
         options["index"] = os.path.abspath(args.index)
     elif args.generator in INDEXED_GENERATORS:
-        raise ValueError(f"--generator {args.generator} needs --index TRACE_DIR")
+        raise ValueError(
+            f"--generator {args.generator}: reads a trace index; give --index TRACE_DIR "
+            "(proofsearch trace writes one)"
+        )
     options.update(parse_key_values(args.gen_option, "--gen-option"))
     return options
 
@@ -186,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         prover_opts = prover_options(args)
     except ValueError as exc:  # bad KEY=VALUE
-        raise CommandError("", str(exc), "e.g. --prover-option recycle_after=500") from None
+        raise CommandError("", str(exc)) from None
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
     if args.generator == "fixed" and not args.tactic:
@@ -196,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         gen_options = generator_options(args)
     except ValueError as exc:
-        raise CommandError("", str(exc), "see proofsearch search --help") from None
+        raise CommandError("", str(exc)) from None
     loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
     from proofsearch.distributed.spec import WorkerSpec
