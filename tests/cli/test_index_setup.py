@@ -56,7 +56,9 @@ def test_trace_records_the_project_and_its_arguments(traced: tuple[Path, Path]) 
     assert project.coq_args == ["-R", str((root / "theories").resolve()), "Lib"]
 
 
-def test_a_trace_without_the_record_is_still_read(traced: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_trace_without_the_record_is_still_read(
+    traced: tuple[Path, Path], tmp_path: Path
+) -> None:
     _, out = traced
     old = tmp_path / "old-trace"
     shutil.copytree(out, old)

@@ -152,15 +152,14 @@ def test_every_subcommand_errs_in_one_style(
     assert (full / "stale.v").exists()  # a refused export touched nothing
 
 
-def test_a_bad_json_line_is_named_once(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_bad_json_line_is_named_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "thms.jsonl"
     bad.write_text('{"name": "a", "statement": "Theorem a : True."}\n{oops\n')
     code, _, err = cli(capsys, "search", str(bad), "-o", str(tmp_path / "r.jsonl"))
     assert code == 2
     detail, last = error_lines(err)
-    assert detail.strip() == f"{bad}:2: invalid JSON: Expecting property name enclosed in double quotes"
+    why = "invalid JSON: Expecting property name enclosed in double quotes"
+    assert detail.strip() == f"{bad}:2: {why}"
     assert last.startswith(f"proofsearch search: {bad}: 1 bad line(s)") and "--skip-invalid" in last
 
 
