@@ -7,6 +7,7 @@ Real Coq, on the three-file project of the trace tests (``-R theories Lib``).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -158,3 +159,15 @@ def test_export_with_index_compiles_against_the_project(
     assert (export / "Proof_stale.v").exists()
     assert main([*argv, "--overwrite"]) == 0
     assert not (export / "Proof_stale.v").exists() and (export / item["path"]).exists()
+
+
+def test_trace_without_a_terminal_prints_plain_progress_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write_project(tmp_path / "project")
+    assert main(["trace", str(root), "--out", str(tmp_path / "trace"), "--jobs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(
+        r"^trace files 3/3 · lemmas \d+ · steps \d+ · failed 0 · elapsed \d:\d\d:\d\d$", err, re.M
+    ), err
+    assert "ETA" not in err and "━" not in err  # no bar

@@ -79,7 +79,8 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     coq.add_argument(
         "--coq-arg", action="append", default=[], metavar="ARG",
         help="argument for coqidetop and coqc, repeatable (e.g. --coq-arg=-R "
-        "--coq-arg=theories --coq-arg=MyLib)",
+        "--coq-arg=theories --coq-arg=MyLib); default: the Coq arguments recorded in the "
+        "--index trace(s)",
     )  # fmt: skip
     lean = parser.add_argument_group("Lean 4")
     lean.add_argument(
