@@ -107,6 +107,10 @@ def test_check_with_index_needs_no_coq_arg(
     results = results_file(tmp_path, ["reflexivity"])
     assert main(["check", str(results), str(theorems), "--index", str(out)]) == 0
     assert "1 passed" in capsys.readouterr().out
+    # --coq-arg wins over the recorded arguments (here: a loadpath without Lib).
+    override = ["--coq-arg=-Q", f"--coq-arg={tmp_path}", "--coq-arg=Other"]
+    assert main(["check", str(results), str(theorems), "--index", str(out), *override]) == 2
+    assert "Lib.A" in capsys.readouterr().err
     # A wrong proof is still a rejected proof (the setup is fine).
     wrong = results_file(tmp_path, ["exact I"])
     assert main(["check", str(wrong), str(theorems), "--index", str(out)]) == 1
