@@ -142,6 +142,7 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--generator", "fixed"],  # no --tactic
         ["search", str(theorems), "--generator", "knn"],  # no --index
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
+        ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
     ]
     for argv in cases:
         code, _, err = cli(capsys, *argv)

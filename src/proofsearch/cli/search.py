@@ -222,6 +222,11 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     retry = [Status.ERROR] if args.retry_errors else []
+    if os.path.exists(args.output) and not (args.resume or args.overwrite):
+        raise CommandError(
+            f"--output {args.output}", "already exists",
+            "pass --resume to continue that run, or --overwrite to start again",
+        )  # fmt: skip
     try:
         store = ResultsStore(
             args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
