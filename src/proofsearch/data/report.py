@@ -264,6 +264,8 @@ def plot_cactus(runs: Sequence[Run], path: Path, anchors: Sequence[tuple[str, fl
 
 def cactus_figure(runs: Sequence[Run], anchors: Sequence[tuple[str, float]] = ()) -> Any:
     """The figure of :func:`plot_cactus` (tests look at its axes)."""
+    from matplotlib.ticker import MaxNLocator
+
     figure = _figure(7.5, 4.5)
     axes = figure.add_subplot()
     largest = max((r.total for r in runs), default=0)
@@ -301,6 +303,7 @@ def cactus_figure(runs: Sequence[Run], anchors: Sequence[tuple[str, float]] = ()
     axes.set_xlabel("time per theorem (s, log scale)")
     axes.set_ylabel("theorems proved within that time")
     axes.set_ylim(0, max(1, top) * 1.05)
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # theorems are counted whole
     axes.set_title("Proved versus time")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(loc="lower right", fontsize=8)
@@ -368,6 +371,7 @@ def times_figure(runs: Sequence[Run]) -> Any:
         means = [_mean(getattr(r, key) for r in run.results.values()) or 0.0 for run in runs]
         right.bar(names, means, bottom=bottom, label=label, color=color)
         bottom = [a + b for a, b in zip(bottom, means, strict=True)]
+    right.set_ylim(bottom=0)  # times are never negative, even when all are 0
     right.set_ylabel("mean seconds per theorem")
     right.set_title("Where the time went")
     right.tick_params(axis="x", labelsize=7, labelrotation=30)
