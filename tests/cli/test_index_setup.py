@@ -128,6 +128,11 @@ def test_check_tells_a_setup_problem_from_a_rejected_proof(
     (line,) = [x for x in err.splitlines() if x.strip()]
     assert line.startswith(f"proofsearch check: {theorems}:1 (double_two): the header")
     assert "Lib.A" in line and "--index" in line, line
+    # A loadpath folder that does not exist: Coq would only warn; one line, exit 2.
+    missing = ["--coq-arg=-R", f"--coq-arg={tmp_path / 'nowhere'}", "--coq-arg=Lib"]
+    assert main(["check", str(results), str(theorems), *missing]) == 2
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert line.startswith("proofsearch check: --coq-arg -R ") and "no such folder" in line
 
 
 def coqproject_args(path: Path) -> list[str]:

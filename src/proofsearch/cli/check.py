@@ -17,7 +17,7 @@ from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.errors import CommandError
 from proofsearch.cli.options import add_prover_options, prover_options
-from proofsearch.cli.preflight import StartupFailed, check_coq_version
+from proofsearch.cli.preflight import StartupFailed, check_coq_folders, check_coq_version
 from proofsearch.theorem import Theorem
 
 #: Header lines a results file may ask for (the CoqHammer baselines' proofs need their
@@ -61,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
         options = prover_options(args)
     except ValueError as exc:  # bad KEY=VALUE
         raise CommandError("", str(exc)) from None
+    if args.prover == "coq":
+        try:  # Coq only warns about a missing -R/-Q/-I folder: a setup problem
+            check_coq_folders(list(options.get("args") or []))
+        except StartupFailed as exc:
+            raise CommandError("", str(exc)) from None
     try:
         check_coq_version(args.prover, options, idetop=False)
     except StartupFailed as exc:
