@@ -97,6 +97,9 @@ def test_a_file_the_trace_does_not_hold_is_refused_before_the_run(
     assert line.startswith(f"proofsearch search: {theorems}:1: field 'file': 'theories/Cc.v'")
     assert "closest: theories/C.v" in line, line
     assert not results.exists()
+    absolute = theorem_file(tmp_path, file=str(traced[0] / "theories" / "B2.v"))
+    assert main(["search", str(absolute), "--index", str(out), "-o", str(results)]) == 2
+    assert "closest: theories/B.v" in capsys.readouterr().err
 
 
 def test_check_with_index_needs_no_coq_arg(

@@ -119,6 +119,16 @@ def _closest(word: str, candidates: Sequence[str]) -> str:
     return ", ".join(close) if close else "none (the traces hold no file)"
 
 
+def _closest_file(field: str, files: Sequence[TracedFile]) -> str:
+    """The traced files nearest to ``field``, compared as given: an absolute path with
+    the traced absolute paths (where the trace records its project folder)."""
+    if os.path.isabs(field) and any(f.path for f in files):
+        by_path = {f.path: f.file for f in files if f.path}
+        close = difflib.get_close_matches(field, sorted(by_path), n=SUGGESTIONS, cutoff=0.0)
+        return ", ".join(by_path[path] for path in close)
+    return _closest(field, [f.file for f in files])
+
+
 def _where(theorem: Theorem) -> str:
     return theorem.source or f"theorem {theorem.name}"
 
@@ -154,7 +164,7 @@ def check_places(theorems: Sequence[Theorem], traces: Sequence[TraceDir]) -> lis
             elif not matches:
                 bad.append(
                     f"{_where(theorem)}: field 'file': {file!r} matches no file traced in "
-                    f"{where} (closest: {_closest(str(file), [f.file for f in files])})"
+                    f"{where} (closest: {_closest_file(str(file), files)})"
                 )
             else:
                 named = ", ".join(f"{f.file} ({f.module})" for f in matches[:SUGGESTIONS])
