@@ -140,6 +140,9 @@ def test_every_subcommand_errs_in_one_style(
         ["trace", str(tmp_path)],  # no _CoqProject
         ["trace"],
         ["search", str(theorems), "--generator", "fixed"],  # no --tactic
+        ["search", str(theorems), "--tactics-file", str(tmp_path / "nope.txt")],
+        ["search", str(theorems), "--generator", "hf"],  # no --model
+        ["search", str(theorems), "--generator", "no_such_package.mod:factory"],
         ["search", str(theorems), "--generator", "knn"],  # no --index
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite

@@ -163,6 +163,37 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def check_generator_inputs(args: argparse.Namespace) -> None:
+    """What a generator needs from the command line, checked before any work (each would
+    otherwise be a traceback, or an ``error`` row per theorem, once the run started)."""
+    import importlib.util
+
+    generator = args.generator
+    if generator == "fixed" and not args.tactic:
+        raise CommandError(
+            "--generator fixed", "needs a tactic", "give --tactic, e.g. --tactic auto"
+        )
+    if args.tactics_file and not os.path.isfile(args.tactics_file):
+        raise CommandError(
+            f"--tactics-file {args.tactics_file}", "no such file",
+            "give a file of tactics, one a line (optionally TAB and a log-probability)",
+        )  # fmt: skip
+    given_model = args.model or any(o.startswith("model=") for o in args.gen_option)
+    if generator in ("hf", "vllm") and not given_model:
+        raise CommandError(f"--generator {generator}", "needs a model", "give --model CHECKPOINT")
+    if ":" in generator:
+        module = generator.partition(":")[0]
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:  # a parent package is missing
+            found = False
+        if not found:
+            raise CommandError(
+                f"--generator {generator}", f"no module {module!r} on the Python path",
+                "install it, or add its folder to PYTHONPATH",
+            )  # fmt: skip
+
+
 def default_generator(prover: str, index: str | None) -> str:
     """``knn-portfolio`` for Coq when a trace index is given, else ``portfolio``."""
     return "knn-portfolio" if index is not None and prover == "coq" else "portfolio"
@@ -195,10 +226,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("", str(exc)) from None
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
-    if args.generator == "fixed" and not args.tactic:
-        raise CommandError(
-            "--generator fixed", "needs a tactic", "give --tactic, e.g. --tactic auto"
-        )
+    check_generator_inputs(args)
     try:
         gen_options = generator_options(args)
     except ValueError as exc:
