@@ -136,6 +136,7 @@ def test_every_subcommand_errs_in_one_style(
         ["export", str(results), missing, "--out", str(tmp_path / "e")],
         ["export", str(results), str(theorems), "--out", str(full)],
         ["report", missing, "--out", str(tmp_path / "rep")],
+        ["report", str(results), "--out", str(results)],  # a file, not a folder
         ["report", str(results), "--out", str(tmp_path / "rep"), "--name", "a", "--name", "b"],
         ["trace", str(tmp_path)],  # no _CoqProject
         ["trace"],

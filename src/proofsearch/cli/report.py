@@ -90,7 +90,13 @@ def run(args: argparse.Namespace) -> int:
     anchors = list(args.anchor)
     if args.stdlib_anchors:
         anchors += list(report.STDLIB_ANCHORS)
-    index = report.write_report(runs, args.out, title=args.title, anchors=anchors)
+    if args.out.exists() and not args.out.is_dir():
+        raise CommandError(f"--out {args.out}", "not a folder", "give a folder (made if new)")
+    try:
+        index = report.write_report(runs, args.out, title=args.title, anchors=anchors)
+    except OSError as exc:
+        why = f"cannot write: {exc.strerror or exc}"
+        raise CommandError(f"--out {args.out}", why, "give a folder you can write to") from None
     for summary in (report.run_summary(r) for r in runs):
         print(
             f"{summary['name']}: {summary['proved']}/{summary['theorems']} proved "
