@@ -147,6 +147,7 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--generator", "knn"],  # no --index
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
+        ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
     ]
     for argv in cases:
         code, _, err = cli(capsys, *argv)

@@ -250,6 +250,9 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     retry = [Status.ERROR] if args.retry_errors else []
+    if os.path.isdir(args.output):
+        fix = f"give a file name, e.g. --output {os.path.join(args.output, 'results.jsonl')}"
+        raise CommandError(f"--output {args.output}", "is a folder", fix)
     if os.path.exists(args.output) and not (args.resume or args.overwrite):
         raise CommandError(
             f"--output {args.output}", "already exists",
