@@ -125,3 +125,65 @@ def test_empty_runs_still_plot(tmp_path: Path) -> None:
     assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
     for plot in PLOTS:
         check_png(tmp_path / "out" / plot)
+
+
+def _runs(tmp_path: Path, *rows: list[dict[str, Any]]) -> list[Any]:
+    return [load_run(write(tmp_path / f"run{i}.jsonl", lines)) for i, lines in enumerate(rows)]
+
+
+def _labels(axis: Any) -> list[str]:
+    return [label.get_text() for label in axis.get_ticklabels() if label.get_text()]
+
+
+def _visible_ticks(axis: Any) -> list[str]:
+    """The labelled ticks inside the axis's limits (matplotlib also keeps some outside)."""
+    low, high = sorted(axis.get_view_interval())
+    pairs = zip(axis.get_majorticklocs(), axis.get_majorticklabels(), strict=True)
+    return [label.get_text() for at, label in pairs if low <= at <= high and label.get_text()]
+
+
+@pytest.mark.parametrize("seconds", [[0.3, 0.5, 2.5], [0.29, 0.3, 0.31], [40.0]])
+def test_the_cactus_x_axis_has_several_labelled_ticks(tmp_path: Path, seconds: list[float]) -> None:
+    """Times within one decade showed a single labelled tick ("1") before."""
+    from proofsearch.data.report import cactus_figure
+
+    run = [record(f"t{i}", "proved", t) for i, t in enumerate(seconds)]
+    figure = cactus_figure(_runs(tmp_path, run))
+    figure.canvas.draw()
+    assert len(_visible_ticks(figure.axes[0].xaxis)) >= 2, _labels(figure.axes[0].xaxis)
+
+
+def test_the_times_plot_has_no_empty_column_and_its_legend_covers_no_bar(
+    tmp_path: Path,
+) -> None:
+    from proofsearch.data.report import times_figure
+
+    all_proved = [record("a", "proved", 1.0), record("b", "proved", 2.0)]
+    some = [record("a", "proved", 1.0), record("b", "failed", 3.0)]
+    figure = times_figure(_runs(tmp_path, all_proved, some))
+    figure.canvas.draw()
+    boxes, bars = figure.axes
+    assert _labels(boxes.xaxis) == ["run0\nproved", "run1\nproved", "run1\nnot proved"]
+    legend = bars.get_legend().get_window_extent()
+    for patch in bars.patches:
+        assert not legend.overlaps(patch.get_window_extent()), "the legend covers a bar"
+
+
+def test_report_md_has_the_mean_proof_length_and_both_show_the_proofs(tmp_path: Path) -> None:
+    lines = [
+        {**record("a", "proved", 1.0), "proof": ["intros n", "induction n; simpl; auto"]},
+        {**record("b", "proved", 1.0), "proof": ["exact I"], "checked": False},
+        record("c", "failed", 1.0),
+    ]
+    path = write(tmp_path / "r.jsonl", lines)
+    out = tmp_path / "out"
+    assert main(["report", str(path), "--out", str(out)]) == 0
+    markdown = (out / "report.md").read_text()
+    header, _, row = markdown.split("## Runs side by side")[1].strip().splitlines()[:3]
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[columns.index("mean proof length")] == "1.5"
+    assert "```\nintros n\ninduction n; simpl; auto\n```" in markdown
+    assert "r (not checked):" in markdown
+    html = (out / "index.html").read_text()
+    assert '<pre class="proof">intros n\ninduction n; simpl; auto\n</pre>' in html

@@ -41,7 +41,7 @@ CANNOT_START = [
     (["--coq-binary", "/nonexistent/coqidetop"], "/nonexistent/coqidetop not found",
      "--coq-binary"),
     (["--coq-arg=-no-such-flag"], "Unknown option -no-such-flag", "--coq-arg"),
-    (["--coqc", "/nonexistent/coqc"], "/nonexistent/coqc not found", "--coqc"),
+    (["--coqc", "/nonexistent/coqc"], "/nonexistent/coqc: not found", "--coqc"),
     (["--coq-arg=-R", "--coq-arg=/nonexistent/lib", "--coq-arg=Lib"], "/nonexistent/lib",
      "--coq-arg"),
     (["--prover", "lean", "--lean-repl", "/nonexistent/repl"],
@@ -137,7 +137,7 @@ def test_messages_are_never_hard_wrapped(tmp_path: Path, columns: int) -> None:
     binary = flaky_coqidetop(tmp_path)
     done = search(*args, "--coq-binary", str(binary), columns=columns)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1].startswith("stopped: "), done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("proofsearch search: stopped: ")
     assert "0/4" not in done.stderr and "ETA" not in done.stderr, done.stderr
 
 

@@ -1,15 +1,24 @@
-"""``proofsearch check``: re-verify every proved result from scratch."""
+"""``proofsearch check``: re-verify every proved result from scratch.
+
+Exit codes: 0 every proof passed; 1 a proof was rejected (each is named with Coq's
+reason); 2 bad usage or bad input, or a Coq setup that cannot work (a library that
+cannot be found, a header that does not compile without any proof: one line, never
+"rejected"; see :mod:`proofsearch.cli.coq_setup`).
+"""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.console import message_console, print_error, print_notice
-from proofsearch.cli.options import add_prover_options, load_input, prover_options
-from proofsearch.cli.preflight import StartupFailed, check_coq_version
+from proofsearch.cli.errors import CommandError
+from proofsearch.cli.options import add_prover_options, prover_options
+from proofsearch.cli.preflight import StartupFailed, check_coq_folders, check_coq_version
+from proofsearch.theorem import Theorem
 
 #: Header lines a results file may ask for (the CoqHammer baselines' proofs need their
 #: import). Nothing else is taken from a results file: a line such as a ``Notation``
@@ -29,32 +38,46 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("results", help="results file written by proofsearch search")
     parser.add_argument("theorems", help="the theorem file that was searched")
     add_prover_options(parser)
+    parser.add_argument(
+        "--index", action="append", default=[], metavar="TRACE_DIR",
+        help="a trace folder whose recorded Coq arguments are used without --coq-arg",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofsearch.cli.theorem_input import read_theorem_file
+    from proofsearch.cli.traces import open_traces, recorded_coq_args
     from proofsearch.distributed.store import read_results
     from proofsearch.env.registry import make_prover
 
     console = message_console(stderr=False)
     errors = message_console()
+    order = "; the order is: proofsearch check RESULTS THEOREMS"
+    loaded = read_theorem_file(args, order_hint=order)
+    if args.prover == "coq" and not args.coq_arg:
+        args.coq_arg = recorded_coq_args(open_traces(args.index))
     try:
-        loaded = load_input(args)
         options = prover_options(args)
-    except OSError as exc:
-        print_error(errors, f"cannot read {args.theorems}: {exc}")
-        return EXIT_USAGE
-    except ValueError as exc:
-        print_error(errors, str(exc))
-        return EXIT_USAGE
+    except ValueError as exc:  # bad KEY=VALUE
+        raise CommandError("", str(exc)) from None
+    if args.prover == "coq":
+        try:  # Coq only warns about a missing -R/-Q/-I folder: a setup problem
+            check_coq_folders(list(options.get("args") or []))
+        except StartupFailed as exc:
+            raise CommandError("", str(exc)) from None
     try:
         check_coq_version(args.prover, options, idetop=False)
     except StartupFailed as exc:
-        print_error(errors, str(exc))
-        return EXIT_FAILURES
-    if not Path(args.results).exists():
-        print_error(errors, f"no such results file: {args.results}")
-        return EXIT_USAGE
+        raise CommandError("", str(exc), code=EXIT_FAILURES) from None
+    if not Path(args.results).is_file():
+        raise CommandError(
+            str(args.results), "no such file", "give the results file of proofsearch search"
+        )
+    if _first_line_is_theorem(args.results):
+        raise CommandError(
+            str(args.results), "this is a theorem file, not a results file", order[2:]
+        )
     existing = read_results(args.results)
     for problem in [*map(str, loaded.invalid), *existing.problems]:
         print_notice(errors, problem)
@@ -80,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
                 theorem = replace(theorem, header=(header + "\n" if header else "") + suffix)
             verdict = prover.check(theorem, proof)
             if not verdict.ok:
+                _refuse_setup(args, theorem, options, verdict.message)
                 failures.append((record["name"], verdict.message))
     console.print(f"re-checked {len(proved)} proof(s): {len(proved) - len(failures)} passed")
     if failures:
@@ -89,3 +113,33 @@ def run(args: argparse.Namespace) -> int:
             print_error(console, f"  {name}: {' '.join(why.split())}")
         return EXIT_FAILURES
     return EXIT_OK
+
+
+def _first_line_is_theorem(path: str | Path) -> bool:
+    import json
+
+    try:
+        with Path(path).open(encoding="utf-8") as handle:
+            first = json.loads(next((line for line in handle if line.strip()), "null"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and "status" not in first and "statement" in first
+
+
+def _refuse_setup(
+    args: argparse.Namespace, theorem: Theorem, options: dict[str, Any], why: str
+) -> None:
+    """A proof coqc rejected: if the theorem does not compile with any proof either, the
+    setup is at fault (exit 2), not the proof."""
+    if args.prover != "coq" or not why.startswith("coqc rejected"):
+        return
+    from proofsearch.cli.coq_setup import setup_problem
+
+    problem = setup_problem(theorem, options)
+    if problem is not None:
+        raise CommandError(
+            f"{theorem.source or args.theorems} ({theorem.name})",
+            f"the header and statement do not compile even without a proof: {problem}",
+            "fix the header, or the loadpath (--coq-arg, or --index of the project's "
+            "trace); no proof was judged",
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from proofsearch.env.registry import PROVERS
@@ -19,11 +20,55 @@ def default_check_timeout(timeout: float) -> float:
     return max(MIN_CHECK_TIMEOUT, CHECK_TIMEOUT_FACTOR * timeout)
 
 
+def at_least(minimum: float, kind: type[int] | type[float] = int) -> Callable[[str], Any]:
+    """An argparse ``type``: a number no smaller than ``minimum``.
+
+    ``--workers 0`` or ``--timeout -1`` would otherwise run and report every theorem
+    ``open`` or ``failed``: refused at parse time (exit 2) instead.
+    """
+    return _bounded(kind, lambda value: value >= minimum, f"is below {kind(minimum)}")
+
+
+def positive(kind: type[int] | type[float] = float) -> Callable[[str], Any]:
+    """An argparse ``type``: a number above 0 (a time limit, a count)."""
+    return _bounded(kind, lambda value: value > 0, "is not above 0")
+
+
+def _bounded(
+    kind: type[int] | type[float], accept: Callable[[Any], bool], refusal: str
+) -> Callable[[str], Any]:
+    word = "an integer" if kind is int else "a number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text} is not {word}") from None
+        if not accept(value):  # NaN is refused too: every comparison with it is false
+            raise argparse.ArgumentTypeError(f"{text} {refusal}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse
+
+
+def generator_name(text: str) -> str:
+    """An argparse ``type``: a registered generator, or ``module:factory`` (a user's own)."""
+    from proofsearch.generate.registry import GENERATORS
+
+    if text in GENERATORS or (":" in text and all(text.partition(":")[::2])):
+        return text
+    known = ", ".join(sorted(GENERATORS))
+    raise argparse.ArgumentTypeError(
+        f"unknown generator {text!r}; choose one of {known} (or give module:factory)"
+    )
+
+
 def add_prover_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("prover")
     group.add_argument("--prover", choices=sorted(PROVERS), default="coq", help="default: coq")
     group.add_argument(
-        "--tactic-timeout", type=float, default=None, metavar="S",
+        "--tactic-timeout", type=positive(float), default=None, metavar="S",
         help="per-tactic time limit in seconds (default: Coq 5, Lean 10)",
     )  # fmt: skip
     group.add_argument(
@@ -32,7 +77,7 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
         f"--timeout, at least {MIN_CHECK_TIMEOUT:g}; check: 300)",
     )  # fmt: skip
     group.add_argument(
-        "--memory-limit-mb", type=int, default=None, metavar="MB",
+        "--memory-limit-mb", type=positive(int), default=None, metavar="MB",
         help="address-space cap of each prover process (default: Coq 4096, Lean 16384)",
     )  # fmt: skip
     group.add_argument(
@@ -50,7 +95,8 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     coq.add_argument(
         "--coq-arg", action="append", default=[], metavar="ARG",
         help="argument for coqidetop and coqc, repeatable (e.g. --coq-arg=-R "
-        "--coq-arg=theories --coq-arg=MyLib)",
+        "--coq-arg=theories --coq-arg=MyLib); default: the Coq arguments recorded in the "
+        "--index trace(s)",
     )  # fmt: skip
     lean = parser.add_argument_group("Lean 4")
     lean.add_argument(
@@ -112,7 +158,7 @@ def parse_key_values(items: list[str], flag: str) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE; e.g. {flag} timeout=30")
         try:
             parsed[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -36,7 +36,7 @@ def check_coq_folders(coq_args: list[str]) -> None:
     """``-R DIR LIB``, ``-Q DIR LIB``, ``-I DIR``: Coq only warns when DIR is missing."""
     for flag, folder in itertools.pairwise(coq_args):
         if flag in ("-R", "-Q", "-I", "-include") and not os.path.isdir(folder):
-            raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder. Fix: --coq-arg.")
+            raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder; fix --coq-arg")
 
 
 def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = True) -> None:
@@ -55,7 +55,7 @@ def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = Tr
         try:
             require_supported(binary, allow)
         except EnvError as exc:
-            raise StartupFailed(f"{exc}. Fix: {fix_for(prover)}.") from None
+            raise StartupFailed(f"{exc}; {fix_for(prover)}") from None
 
 
 def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
@@ -71,14 +71,14 @@ def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
         check_coq_folders(list(options.get("args") or []))
         coqc = str(options.get("coqc") or "coqc")
         if check and shutil.which(coqc) is None:
-            raise StartupFailed(f"{coqc} not found: proofs cannot be re-checked. Fix: --coqc.")
+            raise StartupFailed(f"{coqc}: not found, proofs cannot be re-checked; fix --coqc")
         if check:
             check_coq_version(prover, options, idetop=False)
     try:
         with make_prover(prover, options) as instance:
             instance.start()
     except (EnvError, ValueError) as exc:
-        message = f"the {prover} prover cannot start: {exc}. Fix: {fix_for(prover)}."
+        message = f"the {prover} prover cannot start: {exc}; {fix_for(prover)}"
         raise StartupFailed(message) from None
 
 
@@ -114,7 +114,7 @@ class StartupWatch:
         """The line that ends a run with skipped theorems."""
         message = message or self.last_message
         return (
-            f"stopped: the {self.prover} prover could not start: {message}."
-            f" Fix: {fix_for(self.prover)}, then --resume: the {len(self.skipped)}"
-            " theorem(s) it failed on were not written."
+            f"stopped: the {self.prover} prover could not start: {message};"
+            f" {fix_for(self.prover)}, then --resume (the {len(self.skipped)}"
+            " theorem(s) it failed on were not written)"
         )

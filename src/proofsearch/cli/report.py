@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.errors import CommandError
 
 
 def _anchor(text: str) -> tuple[str, float]:
@@ -66,29 +67,36 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.data import report
 
     if len(args.name) > len(args.results):
-        print("error: more --name options than results files", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError(
+            "--name", f"{len(args.name)} names for {len(args.results)} results file(s)",
+            "give at most one --name per results file, in their order",
+        )  # fmt: skip
     names = report.run_names(args.results, args.name)
     runs = []
     for path, name in zip(args.results, names, strict=True):
         try:
             run_ = report.load_run(path, name)
         except report.ReportError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            raise CommandError("", str(exc), "give results files of proofsearch search") from None
         for problem in run_.problems:
-            print(f"error: {problem}", file=sys.stderr)
+            print(f"proofsearch report: {problem}", file=sys.stderr)
         if run_.duplicates:
             print(
-                f"warning: {path}: {run_.duplicates} theorem(s) listed more than once; "
-                "the last line counts",
+                f"proofsearch report: warning: {path}: {run_.duplicates} theorem(s) "
+                "listed more than once; the last line counts",
                 file=sys.stderr,
             )
         runs.append(run_)
     anchors = list(args.anchor)
     if args.stdlib_anchors:
         anchors += list(report.STDLIB_ANCHORS)
-    index = report.write_report(runs, args.out, title=args.title, anchors=anchors)
+    if args.out.exists() and not args.out.is_dir():
+        raise CommandError(f"--out {args.out}", "not a folder", "give a folder (made if new)")
+    try:
+        index = report.write_report(runs, args.out, title=args.title, anchors=anchors)
+    except OSError as exc:
+        why = f"cannot write: {exc.strerror or exc}"
+        raise CommandError(f"--out {args.out}", why, "give a folder you can write to") from None
     for summary in (report.run_summary(r) for r in runs):
         print(
             f"{summary['name']}: {summary['proved']}/{summary['theorems']} proved "

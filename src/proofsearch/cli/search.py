@@ -10,13 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.console import message_console, print_error, print_notice
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.console import message_console, print_notice
+from proofsearch.cli.errors import CommandError
+from proofsearch.cli.header_watch import HEADER_FIXES, HeaderFailed, HeaderWatch
 from proofsearch.cli.options import (
     add_prover_options,
+    at_least,
     default_check_timeout,
-    load_input,
+    generator_name,
     parse_key_values,
+    positive,
     prover_options,
 )
 from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
@@ -50,19 +54,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--skip-invalid", action="store_true",
         help="run the valid theorems and record bad lines with status 'invalid'",
     )  # fmt: skip
-    parser.add_argument("--limit", type=int, default=None, help="only the first N theorems")
+    parser.add_argument(
+        "--limit", type=positive(int), default=None, help="only the first N theorems"
+    )
     add_prover_options(parser)
     search = parser.add_argument_group("search budgets")
     search.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per theorem (default: 60)"
+        "--timeout", type=positive(float), default=60.0, help="seconds per theorem (default: 60)"
     )
     search.add_argument(
         "--budget-after-header", action="store_true",
         help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
     )  # fmt: skip
-    search.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
     search.add_argument(
-        "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
+        "--max-expansions", type=positive(int), default=None, help="nodes expanded at most"
+    )
+    search.add_argument(
+        "--num-sampled-tactics",
+        type=positive(int),
+        default=64,
+        help="tactics per expansion (default: 64)",
     )
     search.add_argument(
         "--no-check", action="store_true",
@@ -77,7 +88,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def add_generator_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("tactic generator")
     group.add_argument(
-        "--generator", default=None,
+        "--generator", default=None, type=generator_name, metavar="NAME",
         help="portfolio (default; knn-portfolio for Coq with --index), knn, knn-portfolio, "
         "premises, fixed, hf, openai, vllm",
     )  # fmt: skip
@@ -100,22 +111,24 @@ def add_generator_options(parser: argparse.ArgumentParser) -> None:
 def add_ray_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("distribution (Ray)")
     group.add_argument(
-        "--workers", type=int, default=1,
+        "--workers", type=positive(int), default=1,
         help="prover workers; 1 runs in this process, N >= 2 on Ray actors (default: 1)",
     )  # fmt: skip
     group.add_argument("--address", default=None, help="join this Ray cluster (or RAY_ADDRESS)")
     group.add_argument("--ray-tmpdir", default=None, help="Ray's temporary folder")
-    group.add_argument("--num-gpus", type=float, default=0.0, help="GPUs for the generators")
     group.add_argument(
-        "--generator-actors", type=int, default=0,
+        "--num-gpus", type=at_least(0.0, float), default=0.0, help="GPUs for the generators"
+    )
+    group.add_argument(
+        "--generator-actors", type=at_least(0), default=0,
         help="shared GPU generator actors (0: each worker holds its own generator)",
     )  # fmt: skip
     group.add_argument(
-        "--max-attempts", type=int, default=3,
+        "--max-attempts", type=positive(int), default=3,
         help="a theorem whose worker crashes this many times is recorded as 'error'",
     )  # fmt: skip
     group.add_argument(
-        "--deadline-grace", type=float, default=120.0, metavar="S",
+        "--deadline-grace", type=at_least(0.0, float), default=120.0, metavar="S",
         help="seconds past --timeout before a theorem's worker is killed (default: 120)",
     )  # fmt: skip
     group.add_argument("--verbose", action="store_true", help="show Ray's own logs")
@@ -138,11 +151,17 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
         options["base_url"] = args.base_url
     if args.index:
         if args.generator not in INDEXED_GENERATORS | MODEL_GENERATORS:
-            raise ValueError(f"--index: generator {args.generator} does not read an index")
+            raise ValueError(
+                f"--index: generator {args.generator} does not read an index; drop --index, "
+                "or use knn, knn-portfolio, premises, hf, openai or vllm"
+            )
         paths = [os.path.abspath(path) for path in args.index]
         options["index"] = paths[0] if len(paths) == 1 else paths
     elif args.generator in INDEXED_GENERATORS:
-        raise ValueError(f"--generator {args.generator} needs --index TRACE_DIR")
+        raise ValueError(
+            f"--generator {args.generator}: reads a trace index; give --index TRACE_DIR "
+            "(proofsearch trace writes one)"
+        )
     options.update(parse_key_values(args.gen_option, "--gen-option"))
     return options
 
@@ -163,48 +182,79 @@ def check_index(paths: Sequence[str]) -> str | None:
     return None
 
 
+def check_generator_inputs(args: argparse.Namespace) -> None:
+    """What a generator needs from the command line, checked before any work (each would
+    otherwise be a traceback, or an ``error`` row per theorem, once the run started)."""
+    import importlib.util
+
+    generator = args.generator
+    if generator == "fixed" and not args.tactic:
+        raise CommandError(
+            "--generator fixed", "needs a tactic", "give --tactic, e.g. --tactic auto"
+        )
+    if args.tactics_file and not os.path.isfile(args.tactics_file):
+        raise CommandError(
+            f"--tactics-file {args.tactics_file}", "no such file",
+            "give a file of tactics, one a line (optionally TAB and a log-probability)",
+        )  # fmt: skip
+    given_model = args.model or any(o.startswith("model=") for o in args.gen_option)
+    if generator in ("hf", "vllm") and not given_model:
+        raise CommandError(f"--generator {generator}", "needs a model", "give --model CHECKPOINT")
+    if ":" in generator:
+        module = generator.partition(":")[0]
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:  # a parent package is missing
+            found = False
+        if not found:
+            raise CommandError(
+                f"--generator {generator}", f"no module {module!r} on the Python path",
+                "install it, or add its folder to PYTHONPATH",
+            )  # fmt: skip
+
+
 def default_generator(prover: str, index: str | Sequence[str] | None) -> str:
     """``knn-portfolio`` for Coq when a trace index is given, else ``portfolio``."""
     return "knn-portfolio" if index and prover == "coq" else "portfolio"
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofsearch.cli.theorem_input import read_theorem_file
+    from proofsearch.cli.traces import check_places, index_list, open_traces, recorded_coq_args
     from proofsearch.data.summary import summarize, summary_table
     from proofsearch.distributed.store import ResultsFileError, ResultsStore
     from proofsearch.search.prover import SearchConfig
     from proofsearch.search.result import Status
 
     console = message_console()
+    loaded = read_theorem_file(args)
+    if loaded.invalid and not args.skip_invalid:
+        for bad in loaded.invalid:
+            console.print(f"  {bad}", markup=False)
+        raise CommandError(
+            str(args.theorems),
+            f"{len(loaded.invalid)} bad line(s) (listed above), nothing was run",
+            "fix them, or pass --skip-invalid to run the valid theorems",
+        )
+    traces = open_traces(index_list(args.index))
+    if args.prover == "coq" and not args.coq_arg:
+        args.coq_arg = recorded_coq_args(traces)  # the traced project's loadpath
     try:
-        loaded = load_input(args)
         prover_opts = prover_options(args)
         prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
-    except OSError as exc:
-        print_error(console, f"cannot read {args.theorems}: {exc}")
-        return EXIT_USAGE
-    except ValueError as exc:  # LeanDojo file without --leandojo-repo, bad KEY=VALUE
-        print_error(console, str(exc))
-        return EXIT_USAGE
-    if loaded.invalid and not args.skip_invalid:
-        print_error(console, f"{len(loaded.invalid)} bad line(s); nothing was run:")
-        for problem in loaded.invalid:
-            console.print(f"  {problem}", markup=False)
-        console.print("pass --skip-invalid to run the valid theorems anyway")
-        return EXIT_USAGE
+    except ValueError as exc:  # bad KEY=VALUE
+        raise CommandError("", str(exc)) from None
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
-    index_problem = check_index(args.index or [])
-    if index_problem:
-        print_error(console, index_problem)
-        return EXIT_USAGE
-    if args.generator == "fixed" and not args.tactic:
-        print_error(console, "--generator fixed needs --tactic")
-        return EXIT_USAGE
+    index_problem = check_index(index_list(args.index))
+    if index_problem:  # a module in two trace folders
+        raise CommandError("", index_problem, "give each module's trace once")
+    check_generator_inputs(args)
     try:
         gen_options = generator_options(args)
     except ValueError as exc:
-        print_error(console, str(exc))
-        return EXIT_USAGE
+        raise CommandError("", str(exc)) from None
+    loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
     from proofsearch.distributed.spec import WorkerSpec
 
@@ -223,13 +273,20 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     retry = [Status.ERROR] if args.retry_errors else []
+    if os.path.isdir(args.output):
+        fix = f"give a file name, e.g. --output {os.path.join(args.output, 'results.jsonl')}"
+        raise CommandError(f"--output {args.output}", "is a folder", fix)
+    if os.path.exists(args.output) and not (args.resume or args.overwrite):
+        raise CommandError(
+            f"--output {args.output}", "already exists",
+            "pass --resume to continue that run, or --overwrite to start again",
+        )  # fmt: skip
     try:
         store = ResultsStore(
             args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
         )
     except ResultsFileError as exc:
-        print_error(console, str(exc))
-        return EXIT_USAGE
+        raise CommandError("--output", str(exc)) from None
     for problem in store.existing.problems:
         print_notice(console, problem)
     todo = [t for t in theorems if not store.done(t.name)]
@@ -238,8 +295,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
-            print_error(console, str(exc))
-            return EXIT_FAILURES
+            raise CommandError("", str(exc), code=EXIT_FAILURES) from None
     start = time.perf_counter()
     failure: str | None = None
     with store:
@@ -249,22 +305,26 @@ def run(args: argparse.Namespace) -> int:
         if skipped and not args.quiet:
             console.print(f"resuming: {skipped} theorem(s) already have a result in {args.output}")
         watch = StartupWatch(store, args.prover, len(todo))
+        sources = {t.name: t.source for t in todo}
+        fix = HEADER_FIXES.get(args.prover, "fix the header")
+        headers = HeaderWatch(watch, str(args.theorems), sources, fix)
         display = ProgressDisplay(len(todo) + len(invalid_records), console, not args.quiet)
         with display:
             for record in invalid_records:
                 store.append(record)
                 display.result(record)
             try:
-                _run(args, spec, todo, watch, display)
-            except (RunFailed, StartupFailed) as exc:
+                _run(args, spec, todo, headers, display)
+            except (RunFailed, StartupFailed, HeaderFailed) as exc:
                 failure = str(exc)
+            else:
+                headers.release()
             if failure is None and watch.skipped:
                 failure = watch.failure()
             if failure is not None:
                 display.abandon()  # no bar drawn after (or below) a fatal error
     if failure is not None:
-        print_error(console, failure)
-        return EXIT_FAILURES
+        raise CommandError("", failure, code=EXIT_FAILURES)
     wall = time.perf_counter() - start
     if not args.quiet:
         from proofsearch.distributed.store import read_results

@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.errors import CommandError
+from proofsearch.cli.options import at_least, positive
 
 
 def add_parser(subparsers: Any) -> None:
@@ -63,16 +65,16 @@ def add_parser(subparsers: Any) -> None:
         "--jobs",
         "--workers",
         dest="jobs",
-        type=int,
+        type=positive(int),
         default=None,
         help="files traced at once (default: the number of CPUs)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, help="seconds per file (default 1800)"
+        "--timeout", type=positive(float), default=1800.0, help="seconds per file (default 1800)"
     )
     parser.add_argument(
         "--memory-limit-mb",
-        type=int,
+        type=at_least(0),
         default=4096,
         help="address-space cap of each Coq process in MiB (0: none; default 4096)",
     )
@@ -89,16 +91,45 @@ def _project(args: argparse.Namespace) -> Any:
 
     if args.coq_stdlib:
         if args.inputs:
-            raise sources.SourceError("--coq-stdlib takes no other inputs")
+            raise CommandError("--coq-stdlib", "takes no other inputs", "trace them separately")
         return sources.stdlib_project(args.coqc)
     if not args.inputs:
-        raise sources.SourceError("nothing to trace: give --coq-stdlib, a folder or .v files")
+        raise CommandError(
+            "nothing to trace", "no input given", "give a project folder, .v files or --coq-stdlib"
+        )
     if len(args.inputs) == 1 and args.inputs[0].is_dir():
         return sources.coqproject(args.inputs[0], args.coq_arg, args.coqc)
     for item in args.inputs:
         if item.is_dir():
-            raise sources.SourceError(f"{item}: give one project folder, or .v files")
+            raise CommandError(str(item), "a folder among several inputs",
+                               "give one project folder, or .v files")  # fmt: skip
     return sources.file_list(args.inputs, args.coq_arg, args.coqc)
+
+
+def _fix(message: str) -> str:
+    """How to fix a :class:`SourceError` (whose message names the file or option)."""
+    if ";" in message:  # the message says it already
+        return ""
+    if message.startswith("--only"):
+        return "give a glob over the project's paths (Arith/*.v) or a module prefix"
+    if "no such folder" in message or "needs a" in message:
+        return "fix that line of the _CoqProject, or the --coq-arg"
+    if "not under any -R/-Q folder" in message:
+        return "map its folder with --coq-arg=-Q --coq-arg=DIR --coq-arg=PREFIX"
+    return (
+        "give a folder with a _CoqProject, .v files (their loadpath with --coq-arg), "
+        "or --coq-stdlib"
+    )
+
+
+def record_project(project: Any, out: Path) -> None:
+    """Write the project's folder and Coq arguments into the trace (``project.json``):
+    ``search``/``check``/``export --index`` then load its files without ``--coq-arg``."""
+    from proofsearch.trace.schema import ProjectRecord, write_project
+
+    out.mkdir(parents=True, exist_ok=True)
+    record = ProjectRecord(name=project.name, root=str(project.root), coq_args=project.args)
+    write_project(out, record)
 
 
 def default_out(name: str) -> Path:
@@ -115,12 +146,6 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.trace.runner import run as run_jobs
     from proofsearch.trace.sources import SourceError
 
-    if args.jobs is not None and args.jobs < 1:
-        print("error: --jobs must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    if args.timeout <= 0:
-        print("error: --timeout must be positive", file=sys.stderr)
-        return EXIT_USAGE
     start = time.perf_counter()
     try:
         project = _project(args)
@@ -131,8 +156,8 @@ def run(args: argparse.Namespace) -> int:
             project, out, limits=limits, coqc=args.coqc, retry_failed=args.retry_failed
         )
     except (SourceError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError("", str(exc), _fix(str(exc))) from None
+    record_project(project, out)
     summary = Summary(files=len(project.sources))
     for record in fresh:
         summary.add(record, skipped=True)
@@ -170,9 +195,15 @@ class TraceProgress:
             TimeRemainingColumn,
         )
 
+        from proofsearch.cli.progress import PlainTicker
+
         self.summary = summary
         self.total_files = len(jobs)
         self.done_files = 0
+        console = Console(stderr=True, soft_wrap=True)
+        #: No terminal (a log, CI): a plain line every few seconds instead of the bar.
+        self.plain = enabled and not console.is_terminal
+        self.ticker = PlainTicker(console)
         self.progress = Progress(
             TextColumn("[bold]trace"),
             BarColumn(),
@@ -180,26 +211,35 @@ class TraceProgress:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
-            disable=not enabled,
+            console=console,
+            disable=not enabled or self.plain,
         )
         total = sum(job.source.path.stat().st_size for job in jobs) or 1
         self.task = self.progress.add_task("trace", total=total, tally="")
         self._refresh()
 
-    def _refresh(self) -> None:
+    def _tally(self, failed: str = "[red]failed {}[/]") -> str:
         s = self.summary
-        tally = (
+        return (
             f"files {self.done_files}/{self.total_files} · lemmas {s.lemmas} · "
-            f"steps {s.steps} · [red]failed {len(s.failed)}[/]"
+            f"steps {s.steps} · " + failed.format(len(s.failed))
         )
-        self.progress.update(self.task, tally=tally)
+
+    def _refresh(self) -> None:
+        self.progress.update(self.task, tally=self._tally())
+
+    def plain_line(self) -> str:
+        from proofsearch.cli.progress import clock_text
+
+        return f"trace {self._tally('failed {}')} · elapsed {clock_text(self.ticker.elapsed())}"
 
     def record(self, record: Any, skipped: bool, size: int) -> None:
         self.summary.add(record, skipped)
         self.done_files += 1
         self.progress.advance(self.task, size)
         self._refresh()
+        if self.plain:
+            self.ticker.tick(self.plain_line)
         if record.status == "failed" and record.error is not None:
             message = " ".join(record.error.message.split())[:200]
             self.progress.console.log(
@@ -211,4 +251,6 @@ class TraceProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.plain:
+            self.ticker.tick(self.plain_line, force=True)
         self.progress.stop()

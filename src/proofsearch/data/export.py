@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -165,11 +166,13 @@ def export_proofs(
     *,
     prover: str | None = None,
     only_checked: bool = False,
+    coq_args: Sequence[str] = (),
 ) -> Export:
     """Write one file per proof into ``out``, plus ``index.md``/``index.json``.
 
     ``prover`` forces ``coq`` or ``lean``; ``None`` guesses per theorem
-    (:func:`guess_prover`).
+    (:func:`guess_prover`). ``coq_args`` (the project's loadpath) go into the
+    ``_CoqProject``, so that the files compile against the project they came from.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -197,11 +200,27 @@ def export_proofs(
         result.files.append(
             ExportedFile(found.name, filename, which, found.checked, len(found.proof))
         )
-    write_index(result, out)
+    write_index(result, out, coq_args)
     return result
 
 
-def write_index(result: Export, out: Path) -> None:
+def coqproject_text(files: Sequence[str], coq_args: Sequence[str] = ()) -> str:
+    """A ``_CoqProject``: the export folder as the empty prefix, the project's
+    ``-R``/``-Q``/``-I`` lines, every other argument as ``-arg``, then the files."""
+    lines = ['-Q . ""']
+    i = 0
+    while i < len(coq_args):
+        width = {"-R": 3, "-Q": 3, "-I": 2}.get(coq_args[i], 0)
+        if width and i + width <= len(coq_args):
+            lines.append(" ".join(shlex.quote(a) for a in coq_args[i : i + width]))
+            i += width
+        else:
+            lines.append(f"-arg {shlex.quote(coq_args[i])}")
+            i += 1
+    return "\n".join([*lines, *files]) + "\n"
+
+
+def write_index(result: Export, out: Path, coq_args: Sequence[str] = ()) -> None:
     """``index.json`` (machine-readable), ``index.md`` and, for Coq, ``_CoqProject``."""
     records: list[dict[str, Any]] = [vars(item) for item in result.files]
     (out / "index.json").write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
@@ -223,6 +242,4 @@ def write_index(result: Export, out: Path) -> None:
     (out / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     coq_files = [item.path for item in result.files if item.prover == "coq"]
     if coq_files:
-        (out / "_CoqProject").write_text(
-            '-Q . ""\n' + "".join(f"{path}\n" for path in coq_files), encoding="utf-8"
-        )
+        (out / "_CoqProject").write_text(coqproject_text(coq_files, coq_args), encoding="utf-8")

@@ -61,6 +61,8 @@ class ResultLine:
     applications: int
     proof_length: int | None
     error: str | None
+    #: The tactics of a proved line (shown in the report's "Proofs" section).
+    proof: tuple[str, ...] | None = None
 
     @property
     def proved(self) -> bool:
@@ -138,6 +140,7 @@ def parse_result_line(data: Any) -> ResultLine:
         applications=_number(data, "num_tactic_applications", int, 0),
         proof_length=len(proof) if isinstance(proof, list) else None,
         error=error if isinstance(error, str) else None,
+        proof=tuple(proof) if isinstance(proof, list) else None,
     )
 
 
@@ -233,12 +236,38 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
 
 
+#: Mantissas of the labelled ticks of a log axis: 1, 2, 5, 10, 20, 50, ...
+LOG_TICKS = (1.0, 2.0, 5.0)
+
+
+def _log_span(low: float, high: float) -> tuple[float, float]:
+    """Limits of a log axis spanning at least a decade, so that it always carries
+    several labelled 1-2-5 ticks (times between 0.3 s and 3 s would otherwise show a
+    single "1")."""
+    low = min(low / 1.5, high / 10)
+    return low, high
+
+
+def _log_ticks(axis: Any) -> None:
+    """Label a log axis at 1, 2, 5 times each power of ten, in plain numbers."""
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=LOG_TICKS))
+    axis.set_major_formatter(FormatStrFormatter("%g"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def plot_cactus(runs: Sequence[Run], path: Path, anchors: Sequence[tuple[str, float]] = ()) -> None:
     """Proved-versus-time: how many theorems each run proved within t seconds."""
+    cactus_figure(runs, anchors).savefig(path, format="png")
+
+
+def cactus_figure(runs: Sequence[Run], anchors: Sequence[tuple[str, float]] = ()) -> Any:
+    """The figure of :func:`plot_cactus` (tests look at its axes)."""
+    from matplotlib.ticker import MaxNLocator
+
     figure = _figure(7.5, 4.5)
     axes = figure.add_subplot()
-    from matplotlib.ticker import FormatStrFormatter, NullFormatter
-
     largest = max((r.total for r in runs), default=0)
     right = max((max(r.proved_times(), default=0.0) for r in runs), default=0.0)
     right = max(right * 1.3, 1e-2)
@@ -268,15 +297,17 @@ def plot_cactus(runs: Sequence[Run], path: Path, anchors: Sequence[tuple[str, fl
         )
         top = max(top, math.ceil(level))
     axes.set_xscale("log")
-    axes.xaxis.set_major_formatter(FormatStrFormatter("%g"))
-    axes.xaxis.set_minor_formatter(NullFormatter())
+    _log_ticks(axes.xaxis)
+    first = min((min(r.proved_times(), default=right) for r in runs), default=right)
+    axes.set_xlim(_log_span(max(first, 1e-3), right))
     axes.set_xlabel("time per theorem (s, log scale)")
     axes.set_ylabel("theorems proved within that time")
     axes.set_ylim(0, max(1, top) * 1.05)
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # theorems are counted whole
     axes.set_title("Proved versus time")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(loc="lower right", fontsize=8)
-    figure.savefig(path, format="png")
+    return figure
 
 
 def plot_status(runs: Sequence[Run], path: Path) -> None:
@@ -305,6 +336,11 @@ def plot_status(runs: Sequence[Run], path: Path) -> None:
 
 def plot_times(runs: Sequence[Run], path: Path) -> None:
     """Time per theorem (box per run, proved and not) and where the time went."""
+    times_figure(runs).savefig(path, format="png")
+
+
+def times_figure(runs: Sequence[Run]) -> Any:
+    """The figure of :func:`plot_times` (tests look at its axes)."""
     figure = _figure(9.5, 4.5)
     left, right = figure.subplots(1, 2)
     data: list[list[float]] = []
@@ -312,11 +348,17 @@ def plot_times(runs: Sequence[Run], path: Path) -> None:
     for run in runs:
         for proved in (True, False):
             times = [max(r.total_time, 1e-3) for r in run.results.values() if r.proved == proved]
-            data.append(times or [float("nan")])
-            labels.append(f"{run.name}\n{'proved' if proved else 'not proved'}")
-    left.boxplot(data)
-    left.set_xticks(range(1, len(labels) + 1), labels, fontsize=7, rotation=30, ha="right")
+            if times:  # no empty column for a run that proved (or missed) everything
+                data.append(times)
+                labels.append(f"{run.name}\n{'proved' if proved else 'not proved'}")
+    if data:
+        left.boxplot(data)
+        left.set_xticks(range(1, len(labels) + 1), labels, fontsize=7, rotation=30, ha="right")
     left.set_yscale("log")
+    _log_ticks(left.yaxis)
+    every = [t for times in data for t in times]
+    if every:
+        left.set_ylim(_log_span(min(every), max(every) * 1.3))
     left.set_ylabel("total time (s, log scale)")
     left.set_title("Time per theorem")
     names = [run.name for run in runs]
@@ -329,11 +371,13 @@ def plot_times(runs: Sequence[Run], path: Path) -> None:
         means = [_mean(getattr(r, key) for r in run.results.values()) or 0.0 for run in runs]
         right.bar(names, means, bottom=bottom, label=label, color=color)
         bottom = [a + b for a, b in zip(bottom, means, strict=True)]
+    right.set_ylim(bottom=0)  # times are never negative, even when all are 0
     right.set_ylabel("mean seconds per theorem")
     right.set_title("Where the time went")
     right.tick_params(axis="x", labelsize=7, labelrotation=30)
-    right.legend(fontsize=8)
-    figure.savefig(path, format="png")
+    # Below the bars, never on them.
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+    return figure
 
 
 # -- the report ----------------------------------------------------------------
@@ -368,6 +412,20 @@ def theorem_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
                 "proved_by": sum(1 for line in lines if line is not None and line.proved),
             }
         )
+    return rows
+
+
+def proof_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """Every theorem some run proved, with each run's proof (tactics, checked or not)."""
+    rows = []
+    for row in theorem_rows(runs):
+        proofs = []
+        for run in runs:
+            line = run.results.get(row["name"])
+            if line is not None and line.proved and line.proof is not None:
+                proofs.append({"run": run.name, "checked": line.checked, "tactics": line.proof})
+        if proofs:
+            rows.append({"name": row["name"], "proofs": proofs})
     return rows
 
 
@@ -423,6 +481,7 @@ def write_report(
         "runs": runs,
         "summaries": summaries,
         "rows": rows,
+        "proofs": proof_rows(runs),
         "statuses": STATUS_ORDER,
         "anchors": anchors,
         "problems": problems,

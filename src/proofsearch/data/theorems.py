@@ -47,6 +47,8 @@ class InvalidLine:
     name: str | None = None
 
     def __str__(self) -> str:
+        if self.field == "(line)":  # the whole line: no field to name
+            return f"{self.source}:{self.line}: {self.message}"
         return f"{self.source}:{self.line}: field '{self.field}': {self.message}"
 
 
@@ -65,7 +67,7 @@ def parse_theorem_lines(lines: Iterable[str], source: str) -> TheoremFile:
     for entry in json_lines(lines, source):
         number, data = entry.number, entry.value
         if entry.error is not None:
-            message = f"invalid JSON: {entry.error}"
+            message = entry.invalid  # without the decoder's "line 1 column 2"
             result.invalid.append(InvalidLine(source, number, "(line)", message))
             continue
         if not isinstance(data, dict):

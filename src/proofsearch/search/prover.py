@@ -31,6 +31,7 @@ from proofsearch.env.base import (
 from proofsearch.generate.base import TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
+    OPEN_ERROR,
     STARTUP_ERROR,
     UNFINISHED_PROOF,
     SearchResult,
@@ -125,6 +126,8 @@ class BestFirstSearchProver:
             result = error_result(theorem, str(exc))
             if isinstance(exc, ProverStartError):  # not the theorem's fault: see cli.search
                 result.extra[STARTUP_ERROR] = True
+            else:
+                result.extra[OPEN_ERROR] = True
             result.environment_time = clock.environment.seconds
             result.total_time = time.perf_counter() - start
             return result

@@ -34,6 +34,11 @@ STARTUP_ERROR = "startup_error"
 #: ``Qed``) did not finish within the theorem's budget: why that was not a proof.
 UNFINISHED_PROOF = "unfinished_proof"
 
+#: Record field set on an ``error`` whose theorem could not be opened (its header or
+#: statement did not load: a missing library, a loadpath, a typo). When every theorem
+#: of a run fails so with the same message, the CLI stops: see ``cli/header_watch.py``.
+OPEN_ERROR = "open_error"
+
 #: Record field set when the search's prover accepted a proof (``Qed`` included) and the
 #: from-scratch re-check rejected it for a reason other than a cheat (axioms, an
 #: unfinished proof): a bug in one of the two, counted as a "search/check disagreement".

@@ -4,7 +4,11 @@ A trace folder (``proofsearch trace --out DIR``) holds one shard per traced sour
 
 - ``DIR/files/<module>.steps.jsonl``: one :class:`ProofStep` a line;
 - ``DIR/files/<module>.premises.jsonl``: one :class:`Premise` a line;
-- ``DIR/files/<module>.meta.json``: one :class:`FileRecord` (dependencies, key, status).
+- ``DIR/files/<module>.meta.json``: one :class:`FileRecord` (dependencies, key, status);
+- ``DIR/project.json``: one :class:`ProjectRecord`, the project's folder and the Coq
+  arguments (loadpath) its files were traced with, so that ``search``, ``check`` and
+  ``export`` given the trace as ``--index`` need no ``--coq-arg``. Traces written before
+  it was recorded have none: :meth:`TraceDir.project` returns ``None`` for them.
 
 ``<module>`` is the file's logical name (``Coq.Arith.PeanoNat``). The records are the
 product: people who train models read them directly, so every field is plain JSON and
@@ -141,6 +145,30 @@ class FileRecord(_Record):
     seconds: float = 0.0
 
 
+class ProjectRecord(_Record):
+    """What a trace was made from: the project folder and its Coq arguments."""
+
+    format: int = FORMAT_VERSION
+    name: str
+    #: Absolute path of the project folder; a :class:`FileRecord`'s ``file`` is relative
+    #: to it (or absolute, for a file outside it).
+    root: str
+    #: ``-R``/``-Q``/``-I`` with absolute folders, and the ``-arg`` values, in order:
+    #: exactly what coqidetop and coqc need to load the project's files.
+    coq_args: list[str]
+
+
+PROJECT_FILE = "project.json"
+
+
+def write_project(root: str | Path, record: ProjectRecord) -> None:
+    """Record (or replace) the trace's :class:`ProjectRecord`, atomically."""
+    path = Path(root) / PROJECT_FILE
+    temporary = path.with_name(PROJECT_FILE + ".tmp")
+    temporary.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    temporary.replace(path)
+
+
 _R = TypeVar("_R", bound=_Record)
 
 
@@ -172,6 +200,16 @@ class TraceDir:
     def shard(self, module: str, kind: Literal["steps", "premises", "meta"]) -> Path:
         suffix = "meta.json" if kind == "meta" else f"{kind}.jsonl"
         return self.root / "files" / f"{module}.{suffix}"
+
+    def project(self) -> ProjectRecord | None:
+        """The project the trace was made from; ``None`` for a trace older than the record."""
+        path = self.root / PROJECT_FILE
+        if not path.exists():
+            return None
+        try:
+            return ProjectRecord.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, ValidationError) as error:
+            raise TraceFormatError(f"{path}: {error}") from None
 
     def files(self) -> list[FileRecord]:
         """Every shard's record, sorted by module."""

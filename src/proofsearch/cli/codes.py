@@ -1,0 +1,8 @@
+"""The exit codes of every subcommand (the README's table lists them)."""
+
+EXIT_OK = 0
+#: The command found a failure (a rejected proof, a bad results line) or could not go on.
+EXIT_FAILURES = 1
+#: Bad usage or bad input, found before any work.
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130

@@ -1,0 +1,90 @@
+"""Header errors are visible: a run whose theorems all fail to open stops on one line.
+
+A header that does not compile (a missing library, a loadpath not given, a typo in a
+shared prefix) makes every theorem an ``error`` row and the run still exits 0: the
+reason is only inside the results file. The rule: when the first
+:data:`HEADER_FAILURES_TO_STOP` results of a run (or all of them, in a smaller run) are
+theorems that failed to open with the same message, the run stops with one line naming
+the theorem file, the first such theorem, Coq's message and the fix (exit 1). Those
+results are held back, not written, so ``--resume`` searches them again once the header
+is fixed. As soon as one theorem opens (or fails differently), the held results are
+written and the rule is off for the rest of the run: then a failing header is that
+theorem's own problem, and its row says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from proofsearch.search.result import OPEN_ERROR, STARTUP_ERROR
+
+if TYPE_CHECKING:
+    from proofsearch.distributed.run import ResultSink
+
+#: The first results of a run that, all failing to open with one message, stop it.
+HEADER_FAILURES_TO_STOP = 3
+
+
+class HeaderFailed(Exception):
+    """Every theorem so far failed to open with the same message: the message says why."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class HeaderWatch:
+    """Stands between a run and its results sink until the first theorem opens."""
+
+    def __init__(
+        self, sink: ResultSink, theorem_file: str, sources: Mapping[str, str], fix: str
+    ) -> None:
+        self.sink = sink
+        self.theorem_file = theorem_file
+        #: theorem name -> ``file:line`` of its theorem-file line
+        self.sources = sources
+        todo = len(sources)
+        self.limit = max(1, min(HEADER_FAILURES_TO_STOP, todo))
+        self.fix = fix
+        self.held: list[dict[str, Any]] = []
+        self.decided = False
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self.decided or record.get(STARTUP_ERROR):  # a prover that cannot start: not ours
+            self.sink.append(record)
+            return
+        if record.get(OPEN_ERROR):
+            message = _one_line(str(record.get("error") or ""))
+            if not self.held or _one_line(str(self.held[0].get("error") or "")) == message:
+                self.held.append(record)
+                if len(self.held) >= self.limit:
+                    raise HeaderFailed(self.failure())
+                return
+        self.release()
+        self.sink.append(record)
+
+    def release(self) -> None:
+        """Write the held results: the rule no longer applies to this run."""
+        self.decided = True
+        held, self.held = self.held, []
+        for record in held:
+            self.sink.append(record)
+
+    def failure(self) -> str:
+        first = self.held[0]
+        name = str(first["name"])
+        where = self.sources.get(name) or self.theorem_file
+        message = _one_line(str(first.get("error") or ""))
+        return (
+            f"{self.theorem_file}: the first {len(self.held)} theorem(s) failed to open, "
+            f"each with the same message (the first: {name}, {where}): {message}; "
+            f"{self.fix}, then run again with --resume (these theorems were not written)"
+        )
+
+
+#: How to fix a header that does not open, by prover.
+HEADER_FIXES = {
+    "coq": "fix the header, or the loadpath (--coq-arg, or an --index trace that records it)",
+    "lean": "fix the header, or --lean-project",
+}

@@ -1,0 +1,87 @@
+"""Header errors are visible: a run whose theorems all fail to open stops on one line.
+
+Real Coq: the header requires a library that is nowhere on the loadpath.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.cli.header_watch import HeaderFailed, HeaderWatch
+from proofsearch.search.result import OPEN_ERROR, STARTUP_ERROR
+
+MISSING = "Require Import NoSuchLibrary."
+FIXED = ["--generator", "fixed", "--tactic", "exact I", "--quiet"]
+
+
+def theorems(tmp_path: Path, headers: list[str]) -> Path:
+    path = tmp_path / "thms.jsonl"
+    lines = [
+        json.dumps({"name": f"t{i}", "statement": f"Theorem t{i} : True.", "header": header})
+        for i, header in enumerate(headers)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_every_theorem_failing_to_open_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = theorems(tmp_path, [MISSING] * 5)
+    out = tmp_path / "r.jsonl"
+    assert main(["search", str(path), "-o", str(out), *FIXED]) == 1
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert line.startswith(f"proofsearch search: {path}: the first 3 theorem(s) failed to open")
+    assert "NoSuchLibrary" in line and f"t0, {path}:1" in line  # Coq's message, the file
+    assert "--coq-arg" in line and "--resume" in line  # the fix
+    assert out.read_text() == ""  # nothing --resume would take as final
+    # Fixed, the run resumes and searches every theorem.
+    theorems(tmp_path, [""] * 5)
+    assert main(["search", str(path), "-o", str(out), *FIXED, "--resume"]) == 0
+    assert [json.loads(x)["status"] for x in out.read_text().splitlines()] == ["proved"] * 5
+
+
+def test_a_theorem_that_opens_turns_the_rule_off(tmp_path: Path) -> None:
+    path = theorems(tmp_path, ["", MISSING, MISSING, MISSING, MISSING])
+    out = tmp_path / "r.jsonl"
+    assert main(["search", str(path), "-o", str(out), *FIXED]) == 0
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["status"] for r in records] == ["proved"] + ["error"] * 4
+    assert all(r.get(OPEN_ERROR) for r in records[1:])
+
+
+class ListSink:
+    def __init__(self) -> None:
+        self.records: list[dict[str, object]] = []
+
+    def append(self, record: dict[str, object]) -> None:
+        self.records.append(record)
+
+
+def failed_open(name: str, message: str = "Cannot find NoSuchLibrary") -> dict[str, object]:
+    return {"name": name, "status": "error", "error": message, OPEN_ERROR: True}
+
+
+def test_different_messages_are_the_theorems_own() -> None:
+    sink = ListSink()
+    watch = HeaderWatch(sink, "thms.jsonl", {f"t{i}": f"thms.jsonl:{i}" for i in range(5)}, "fix")
+    watch.append(failed_open("t0", "one"))
+    watch.append({"name": "s", "status": "error", "error": "no coq", STARTUP_ERROR: True})
+    assert [r["name"] for r in sink.records] == ["s"]  # start-up failures pass through
+    watch.append(failed_open("t1", "two"))  # another message: not a shared header
+    watch.append(failed_open("t2", "two"))
+    watch.append(failed_open("t3", "two"))
+    assert [r["name"] for r in sink.records] == ["s", "t0", "t1", "t2", "t3"]
+
+
+def test_a_small_run_stops_when_all_its_theorems_fail() -> None:
+    sink = ListSink()
+    watch = HeaderWatch(sink, "thms.jsonl", {"t0": "thms.jsonl:1", "t1": "thms.jsonl:2"}, "fix")
+    watch.append(failed_open("t0"))
+    with pytest.raises(HeaderFailed, match=r"first 2 theorem\(s\).*t0, thms.jsonl:1"):
+        watch.append(failed_open("t1"))
+    assert sink.records == []

@@ -1,0 +1,65 @@
+"""Without a terminal, progress is a plain line every few seconds, never a cut bar.
+
+Time is a fake clock here: the test decides when seconds pass, whatever the load.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from proofsearch.cli.progress import PlainTicker, ProgressDisplay
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def display(stream: io.StringIO, clock: FakeClock, total: int = 5) -> ProgressDisplay:
+    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
+    return ProgressDisplay(total, console, ticker=PlainTicker(console, interval=10.0, clock=clock))
+
+
+def test_plain_lines_at_most_every_interval_and_at_the_end() -> None:
+    stream, clock = io.StringIO(), FakeClock()
+    progress = display(stream, clock)
+    assert progress.plain  # not a terminal
+    with progress:
+        progress.result({"status": "proved"})
+        assert stream.getvalue() == ""  # less than 10 s since the start
+        clock.now += 10
+        progress.result({"status": "failed"})
+        clock.now += 3
+        progress.result({"status": "error"})  # 3 s after the last line: quiet
+        clock.now += 62
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "search 2/5 · proved 1 · failed 1 · open 0 · errors 0 · 12.0 thm/min · elapsed 0:00:10",
+        "search 3/5 · proved 1 · failed 1 · open 0 · errors 1 · 2.4 thm/min · elapsed 0:01:15",
+    ]  # whole lines, never cut to the 40 columns the console assumes; no bar, no "ETA"
+
+
+def test_a_terminal_gets_the_bar_and_no_plain_lines() -> None:
+    stream, clock = io.StringIO(), FakeClock()
+    console = Console(file=stream, force_terminal=True, width=120)
+    ticker = PlainTicker(console, interval=10.0, clock=clock)
+    progress = ProgressDisplay(2, console, ticker=ticker)
+    assert not progress.plain
+    with progress:
+        clock.now += 100
+        progress.result({"status": "proved"})
+    assert "elapsed" not in stream.getvalue() and "search" in stream.getvalue()
+
+
+def test_an_abandoned_run_prints_no_last_line() -> None:
+    stream, clock = io.StringIO(), FakeClock()
+    progress = display(stream, clock)
+    with progress:
+        progress.result({"status": "error"})
+        progress.abandon()
+    assert stream.getvalue() == ""

@@ -1,0 +1,185 @@
+"""A CLI that never surprises: bad values refused at once, one error style, hints.
+
+Every refusal here happens before any work: exit 2, one line
+``proofsearch <command>: <what>: <why>; <how to fix>``, and no results file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from proofsearch import __version__
+from proofsearch.cli import SUBCOMMANDS, main
+
+#: ``proofsearch <command>: <what>: <why>; <how to fix>``
+ERROR_LINE = re.compile(r"^proofsearch (\w+): [^\n]+: [^\n]+; [^\n]+$")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own exits (--version, usage errors)
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def theorems(tmp_path: Path) -> Path:
+    path = tmp_path / "thms.jsonl"
+    path.write_text(json.dumps({"name": "t", "statement": "Theorem t : True."}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv,option,valid",
+    [
+        (["search", "THMS", "--generator", "knnn"], "--generator", "knn-portfolio"),
+        (["search", "THMS", "--prover", "coqq"], "--prover", "'lean'"),
+        (["check", "R", "THMS", "--prover", "coqq"], "--prover", "'coq'"),
+        (["export", "R", "THMS", "--out", "X", "--prover", "lean4"], "--prover", "'lean'"),
+    ],
+)
+def test_a_value_outside_a_fixed_set_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+    theorems: Path,
+    tmp_path: Path,
+    argv: list[str],
+    option: str,
+    valid: str,
+) -> None:
+    out = tmp_path / "results.jsonl"
+    argv = [str(theorems) if a == "THMS" else a for a in argv]
+    code, _, err = cli(capsys, *argv, *(["-o", str(out)] if argv[0] == "search" else []))
+    assert code == 2
+    (line,) = error_lines(err)  # no traceback
+    assert line.startswith(f"proofsearch {argv[0]}: {option}: "), line
+    assert valid in line and ERROR_LINE.match(line), line
+    assert not out.exists()
+
+
+BAD_NUMBERS = [
+    ("search", "--timeout", "-1"),
+    ("search", "--timeout", "0"),
+    ("search", "--timeout", "nan"),
+    ("search", "--workers", "0"),
+    ("search", "--num-sampled-tactics", "0"),
+    ("search", "--max-expansions", "0"),
+    ("search", "--tactic-timeout", "0"),
+    ("search", "--memory-limit-mb", "0"),
+    ("search", "--generator-actors", "-1"),
+    ("search", "--max-attempts", "0"),
+    ("search", "--limit", "0"),
+    ("search", "--deadline-grace", "-5"),
+    ("search", "--workers", "two"),
+    ("trace", "--jobs", "0"),
+    ("trace", "--timeout", "0"),
+    ("check", "--tactic-timeout", "-1"),
+]
+
+
+@pytest.mark.parametrize("command,option,value", BAD_NUMBERS)
+def test_a_number_out_of_range_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+    theorems: Path,
+    tmp_path: Path,
+    command: str,
+    option: str,
+    value: str,
+) -> None:
+    out = tmp_path / "results.jsonl"
+    argv = {
+        "search": ["search", str(theorems), "-o", str(out), option, value],
+        "trace": ["trace", str(tmp_path), option, value],
+        "check": ["check", str(out), str(theorems), option, value],
+    }[command]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    (line,) = error_lines(err)
+    assert line.startswith(f"proofsearch {command}: {option}") and value in line, line
+    assert not out.exists()
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"proofsearch {__version__}"
+
+
+def test_bare_proofsearch_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys)
+    assert code == 2 and not out
+    for name in SUBCOMMANDS:
+        assert re.search(rf"^\s+{name}\s+\w", err, re.M), (name, err)
+
+
+def test_every_subcommand_errs_in_one_style(
+    capsys: pytest.CaptureFixture[str], theorems: Path, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "missing.jsonl")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "stale.v").write_text("")
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps({"name": "t", "status": "failed", "proof": None}) + "\n")
+    cases = [
+        ["search", missing],
+        ["check", str(results), missing],
+        ["check", missing, str(theorems)],
+        ["export", str(results), missing, "--out", str(tmp_path / "e")],
+        ["export", str(results), str(theorems), "--out", str(full)],
+        ["report", missing, "--out", str(tmp_path / "rep")],
+        ["report", str(results), "--out", str(results)],  # a file, not a folder
+        ["report", str(results), "--out", str(tmp_path / "rep"), "--name", "a", "--name", "b"],
+        ["trace", str(tmp_path)],  # no _CoqProject
+        ["trace"],
+        ["search", str(theorems), "--generator", "fixed"],  # no --tactic
+        ["search", str(theorems), "--tactics-file", str(tmp_path / "nope.txt")],
+        ["search", str(theorems), "--generator", "hf"],  # no --model
+        ["search", str(theorems), "--generator", "no_such_package.mod:factory"],
+        ["search", str(theorems), "--generator", "knn"],  # no --index
+        ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
+        ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
+        ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
+    ]
+    for argv in cases:
+        code, _, err = cli(capsys, *argv)
+        lines = error_lines(err)
+        assert code == 2 and len(lines) == 1, (argv, err)
+        assert ERROR_LINE.match(lines[0]) and lines[0].startswith(f"proofsearch {argv[0]}: ")
+        assert "error: " not in lines[0] and "Fix:" not in lines[0], lines[0]
+    assert (full / "stale.v").exists()  # a refused export touched nothing
+
+
+def test_a_bad_json_line_is_named_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "thms.jsonl"
+    bad.write_text('{"name": "a", "statement": "Theorem a : True."}\n{oops\n')
+    code, _, err = cli(capsys, "search", str(bad), "-o", str(tmp_path / "r.jsonl"))
+    assert code == 2
+    detail, last = error_lines(err)
+    why = "invalid JSON: Expecting property name enclosed in double quotes"
+    assert detail.strip() == f"{bad}:2: {why}"
+    assert last.startswith(f"proofsearch search: {bad}: 1 bad line(s)") and "--skip-invalid" in last
+
+
+def test_a_results_file_given_as_the_theorem_file_gets_a_hint(
+    capsys: pytest.CaptureFixture[str], theorems: Path, tmp_path: Path
+) -> None:
+    results = tmp_path / "r.jsonl"
+    record = {"name": "t", "status": "proved", "proof": ["exact I"], "checked": True}
+    results.write_text(json.dumps(record) + "\n")
+    code, _, err = cli(capsys, "search", str(results), "-o", str(tmp_path / "again.jsonl"))
+    (line,) = error_lines(err)
+    assert code == 2 and "this is a results file" in line and ERROR_LINE.match(line), line
+    # check RESULTS THEOREMS given the other way round
+    code, _, err = cli(capsys, "check", str(theorems), str(results))
+    (line,) = error_lines(err)
+    assert code == 2 and "this is a results file" in line, line
+    assert "proofsearch check RESULTS THEOREMS" in line
