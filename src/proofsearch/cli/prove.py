@@ -62,6 +62,11 @@ def add_parser(subparsers: Any) -> None:
         "--trace-jobs", type=int, default=None, metavar="N",
         help="files traced at once (default: the number of CPUs)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-library-trace", action="store_true",
+        help="do not trace the installed libraries the project requires (the stdlib…); "
+        "learn from the project's own trace and --index only",
+    )  # fmt: skip
     add_prover_options(parser)
     budgets = parser.add_argument_group("search budgets")
     budgets.add_argument(
@@ -139,7 +144,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     output = args.output or run_dir / "results.jsonl"
     trace_dir = run_dir / "trace"
     step = time.perf_counter()
-    _trace(args, project, trace_dir)
+    indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
     records = plan.theorem_records()
     _check_resumable(args, output, records)
@@ -147,24 +152,40 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     step = time.perf_counter()
-    results = _search(args, project, records, output, trace_dir)
+    results, searched = _search(args, project, records, output, indexes)
     clock["search"] = time.perf_counter() - step
-    clock["header"] = sum(float(r.get("open_time") or 0.0) for r in results.values())
+    clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     _header_errors(plan, results)
     from proofsearch.cli.prove_output import write_back
 
     return write_back(args, project, plan, results, output, clock, start, console)
 
 
-def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> None:
+def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[str]:
+    """Trace the project (and the libraries it requires): the index's trace folders."""
+    from proofsearch.cli.search import check_index
     from proofsearch.cli.trace import TraceProgress
     from proofsearch.project.learn import TraceFailed, trace_project
+    from proofsearch.project.libraries import trace_libraries
+    from proofsearch.trace.sources import SourceError
 
+    problem = check_index(args.index or [])
+    if problem:
+        raise Stop(problem, EXIT_USAGE)
     progress = None if args.quiet else TraceProgress
+    jobs = args.trace_jobs
     try:
-        trace_project(project, trace_dir, jobs=args.trace_jobs, coqc=args.coqc, progress=progress)
+        trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
+        libraries = (
+            []
+            if args.no_library_trace
+            else trace_libraries(project, jobs=jobs, coqc=args.coqc, progress=progress)
+        )
     except TraceFailed as exc:
         raise Stop(str(exc), EXIT_FAILURES) from None
+    except SourceError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    return [str(trace_dir), *map(str, libraries), *(args.index or [])]
 
 
 def _check_resumable(args: argparse.Namespace, output: Path, records: list[dict[str, Any]]) -> None:
@@ -188,21 +209,23 @@ def _search(
     project: Project,
     records: list[dict[str, Any]],
     output: Path,
-    trace_dir: Path,
-) -> dict[str, dict[str, Any]]:
+    indexes: list[str],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Search the holes not done yet: (every hole's result, the names searched now)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
     from proofsearch.cli.search import RunFailed, _run, default_generator, generator_options
     from proofsearch.data.theorems import parse_theorem_lines
     from proofsearch.distributed.spec import WorkerSpec
     from proofsearch.distributed.store import ResultsFileError, ResultsStore, read_results
+    from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
     from proofsearch.search.prover import SearchConfig
 
     args.prover = "coq"
-    if args.index is None:
-        args.index = str(trace_dir)
     if args.generator is None:
-        args.generator = default_generator("coq", args.index)
+        args.generator = default_generator("coq", indexes)
+    if args.generator in INDEXED_GENERATORS | MODEL_GENERATORS:
+        args.index = indexes  # the project's and libraries' traces, then --index
     try:
         prover_opts = prover_options(args)
         prover_opts["args"] = list(project.args)
@@ -253,7 +276,8 @@ def _search(
                 display.abandon()
                 raise Stop(watch.failure(), EXIT_FAILURES)
     names = {r["name"] for r in records}
-    return {n: r for n, r in read_results(output).records.items() if n in names}
+    results = {n: r for n, r in read_results(output).records.items() if n in names}
+    return results, [t.name for t in todo if t.name in results]
 
 
 def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
