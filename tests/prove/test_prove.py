@@ -126,8 +126,8 @@ def test_shipped_generators_fill_and_keep_the_build(
     out = capsys.readouterr().out
     assert (folder / "Mod.v").read_text().count("Admitted.") == 1  # impossible
     assert "Arith2.impossible" in out
-    assert "Admitted." not in (folder / "Base.v").read_text()  # dbl_add
-    assert "Admitted." not in (folder / "Top.v").read_text()  # top_twice
+    assert "Proof.\nAdmitted." not in (folder / "Base.v").read_text()  # dbl_add filled
+    assert "Proof. Admitted." not in (folder / "Top.v").read_text()  # top_twice filled
     assert "Lemma zero_zero : 0 = 0.\n  Admitted." in (folder / "Sec.v").read_text()
     build(folder)
 
