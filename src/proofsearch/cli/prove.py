@@ -3,7 +3,7 @@ back only where the whole project still builds.
 
 Phases: read the project and find its holes; trace it (incrementally) so the search
 learns from it; search the holes in dependency order, top to bottom (``search``'s
-options, its progress bar, results file and ``--resume``); compile the filled files and
+options, its progress bar, its results file, reused by later runs); compile the filled files and
 their dependents in a scratch copy; print the diff and a table per file, or with
 ``--write`` replace the files atomically. See docs/prove.md.
 """
@@ -55,9 +55,13 @@ def add_parser(subparsers: Any) -> None:
         help="results file (default: $XDG_CACHE_HOME/proofsearch/prove/<project>/results.jsonl)",
     )  # fmt: skip
     parser.add_argument(
-        "--resume", action="store_true", help="reuse the results of an earlier (killed) run"
+        "--resume", action="store_true",
+        help="the default: reuse the results of an earlier run (a dry run, a killed run) "
+        "for the holes of files that did not change",
+    )  # fmt: skip
+    parser.add_argument(
+        "--overwrite", action="store_true", help="forget earlier results: search every hole again"
     )
-    parser.add_argument("--overwrite", action="store_true", help="start the results again")
     parser.add_argument(
         "--trace-jobs", type=int, default=None, metavar="N",
         help="files traced at once (default: the number of CPUs)",
@@ -147,7 +151,6 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
     records = plan.theorem_records()
-    _check_resumable(args, output, records)
     theorems_path = run_dir / "theorems.jsonl"
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -186,22 +189,6 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     except SourceError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     return [str(trace_dir), *map(str, libraries), *(args.index or [])]
-
-
-def _check_resumable(args: argparse.Namespace, output: Path, records: list[dict[str, Any]]) -> None:
-    """Results of an earlier run are reused only for holes whose file has not changed."""
-    if not args.resume or not output.exists():
-        return
-    from proofsearch.distributed.store import read_results
-
-    digests = {r["name"]: r["source_sha256"] for r in records}
-    for name, record in read_results(output).records.items():
-        if name in digests and record.get("source_sha256") not in (None, digests[name]):
-            raise Stop(
-                f"{output}: the result of {name} was found for an older version of "
-                f"{record.get('file')}: pass --overwrite to search again",
-                EXIT_USAGE,
-            )
 
 
 def _search(
@@ -247,9 +234,10 @@ def _search(
         ),
     )
     try:
-        store = ResultsStore(output, resume=args.resume, overwrite=args.overwrite)
+        store = ResultsStore(output, resume=not args.overwrite, overwrite=args.overwrite)
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
+    forget_stale(store, records)
     todo = [t for t in loaded.theorems if not store.done(t.name)]
     console = message_console()
     if todo:
@@ -278,6 +266,16 @@ def _search(
     names = {r["name"] for r in records}
     results = {n: r for n, r in read_results(output).records.items() if n in names}
     return results, [t.name for t in todo if t.name in results]
+
+
+def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:
+    """Earlier results are kept only for holes whose file has not changed since: the
+    others are searched again (their new result is appended and read last)."""
+    digests = {r["name"]: r["source_sha256"] for r in records}
+    existing = store.existing.records
+    for name in [n for n, r in existing.items() if n in digests]:
+        if existing[name].get("source_sha256") != digests[name]:
+            del existing[name]
 
 
 def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:

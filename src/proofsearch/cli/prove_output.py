@@ -92,7 +92,10 @@ def write_back(
         f"search {around:.1f} s ({100 * around / wall if wall else 0:.0f} % of wall)"
     )
     if not args.write and outcome.filled:
-        print_notice(console, "dry run: nothing written; pass --write (with --resume) to apply")
+        print_notice(
+            console,
+            "dry run: nothing written; --write writes these proofs (reusing this run's results)",
+        )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused else EXIT_OK
 

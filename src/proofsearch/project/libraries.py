@@ -2,8 +2,8 @@
 
 ``coqdep`` only resolves a ``Require`` of an installed library when that library is on
 its loadpath, so the project's files are read once more with every installed library
-mapped (``-R $(coqc -where)/theories Coq``, ``-R user-contrib/X X``). The library
-modules they require, and what those require in turn, are traced (only those: the
+mapped as ``coqc`` maps it (``-R $(coqc -where)/theories Coq``, ``-Q user-contrib/X
+X``). The library modules they require, and what those require in turn, are traced (only those: the
 whole standard library takes twenty minutes); a library without ``.v`` sources is
 left out. The standard library's trace goes to ``trace --coq-stdlib``'s own folder
 (``$XDG_CACHE_HOME/proofsearch/trace/coq-stdlib``), so a full trace made there is
@@ -43,8 +43,8 @@ def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, 
     """Library prefix → the library modules the project's files require directly."""
     installed = installed_mappings(coq_where(coqc))
     args = list(project.args)
-    for folder, prefix in installed:
-        args += ["-R", str(folder), prefix]
+    for folder, prefix in installed:  # as coqc maps them: user-contrib with -Q
+        args += ["-R" if prefix == "Coq" else "-Q", str(folder), prefix]
     files = [str(source.path) for source in project.sources]
     found: dict[str, set[str]] = {}
     for start in range(0, len(files), 200):
