@@ -188,3 +188,26 @@ def test_dune_project_and_a_file_edited_during_the_run(
     assert mod == FILES["Mod.v"] + "(* edited during the run *)\n"
     for name in ("Base.v", "Top.v"):
         assert (folder / name).read_text() == FILLED[name]
+
+    # Again: the results of unchanged files are reused; only Mod.v's holes are searched.
+    log = tmp_path / "asked.log"
+    again = [str(folder), "--generator", STAND_IN, "--gen-option", f"log={log}"]
+    assert prove(*again, "--write", "--output", str(tmp_path / "r.jsonl")) == 0
+    assert log.read_text().splitlines() == ["Arith2.add_comm'", "Arith2.impossible"]
+    assert (folder / "Mod.v").read_text() == FILLED["Mod.v"] + "(* edited during the run *)\n"
+
+
+@pytest.mark.ray
+def test_two_ray_workers(tmp_path: Path, cache: Path) -> None:
+    folder = write_project(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "proofsearch.cli", "prove", str(folder), "--workers", "2",
+         "--no-library-trace", "--generator", STAND_IN, "--write", "--output",
+         str(tmp_path / "r.jsonl")],
+        cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "a proof found is learned by the worker that found it" in done.stderr
+    for name in ORDER:
+        assert (folder / name).read_text() == FILLED[name], name

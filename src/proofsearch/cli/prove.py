@@ -269,12 +269,14 @@ def _search(
 
 
 def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:
-    """Earlier results are kept only for holes whose file has not changed since: the
-    others are searched again (their new result is appended and read last)."""
+    """Earlier results are kept only for holes whose file has not changed since, and
+    that did not end in ``error``: the others are searched again (their new result is
+    appended, and read last)."""
     digests = {r["name"]: r["source_sha256"] for r in records}
     existing = store.existing.records
     for name in [n for n, r in existing.items() if n in digests]:
-        if existing[name].get("source_sha256") != digests[name]:
+        record = existing[name]
+        if record.get("source_sha256") != digests[name] or record.get("status") == "error":
             del existing[name]
 
 

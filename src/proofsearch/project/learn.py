@@ -36,6 +36,7 @@ def trace_project(
     Raises :class:`TraceFailed` naming the first file that failed, Coq's message and
     the fix; the other files' shards are written all the same.
     """
+    prune(project, out)
     jobs_list, fresh = plan(
         project, out, limits=Limits(timeout=1800.0), coqc=coqc, retry_failed=True
     )
@@ -55,6 +56,20 @@ def trace_project(
     if failed:
         raise TraceFailed(_failure_line(failed[0], len(failed)))
     return summary
+
+
+def prune(project: Project, out: Path) -> None:
+    """Remove the shards of modules the project no longer has (a file renamed or
+    deleted): the index would still offer their steps and premises."""
+    files = out / "files"
+    if not files.is_dir():
+        return
+    modules = {source.module for source in project.sources}
+    for meta in files.glob("*.meta.json"):
+        module = meta.name[: -len(".meta.json")]
+        if module not in modules:
+            for kind in ("steps.jsonl", "premises.jsonl", "meta.json"):
+                (files / f"{module}.{kind}").unlink(missing_ok=True)
 
 
 def _failure_line(record: FileRecord, count: int) -> str:
