@@ -189,11 +189,12 @@ def test_dune_project_and_a_file_edited_during_the_run(
     for name in ("Base.v", "Top.v"):
         assert (folder / name).read_text() == FILLED[name]
 
-    # Again: the results of unchanged files are reused; only Mod.v's holes are searched.
+    # Again: the results of unchanged files are reused; changed files' holes are searched.
     log = tmp_path / "asked.log"
     again = [str(folder), "--generator", STAND_IN, "--gen-option", f"log={log}"]
     assert prove(*again, "--write", "--output", str(tmp_path / "r.jsonl")) == 0
-    assert log.read_text().splitlines() == ["Arith2.add_comm'", "Arith2.impossible"]
+    # (Sec.v was written, so zero_zero's result is stale: searched again too.)
+    assert log.read_text().splitlines() == ["Arith2.add_comm'", "Arith2.impossible", "zero_zero"]
     assert (folder / "Mod.v").read_text() == FILLED["Mod.v"] + "(* edited during the run *)\n"
 
 
@@ -211,3 +212,22 @@ def test_two_ray_workers(tmp_path: Path, cache: Path) -> None:
     assert "a proof found is learned by the worker that found it" in done.stderr
     for name in ORDER:
         assert (folder / name).read_text() == FILLED[name], name
+
+
+def test_a_file_whose_holes_cannot_open_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file names itself (``Self.A.one``): coqc accepts it, but its prefix run as a
+    header (another module) does not, so no hole of it can be opened."""
+    folder = tmp_path / "self"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Self\n")
+    (folder / "A.v").write_text(
+        "Definition one := 1.\nDefinition also_one := Self.A.one.\n"
+        "Lemma l1 : also_one = 1.\nProof. Admitted.\nLemma l2 : one = 1.\nAdmitted.\n"
+    )
+    assert prove(str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("A.v: no hole could be opened: ")
+    assert "Self.A.one" in err and "Fix: " in err

@@ -253,7 +253,7 @@ def _search(
             )
     with store:
         watch = StartupWatch(store, "coq", len(todo))
-        display = ProgressDisplay(len(todo), console, not args.quiet)
+        display = ProgressDisplay(len(todo), console, bool(todo) and not args.quiet)
         with display:
             try:
                 _run(args, spec, todo, watch, display)
