@@ -231,3 +231,33 @@ def test_a_file_whose_holes_cannot_open_is_one_line(
     assert len(err.splitlines()) == 1
     assert err.startswith("A.v: no hole could be opened: ")
     assert "Self.A.one" in err and "Fix: " in err
+
+
+ADMITS = """\
+Require Import Lia.
+
+Lemma both : forall n : nat, n + 0 = n /\\ 0 + n = n.
+Proof.
+  intros n. split.
+  - admit.
+  - (* the second *) admit.
+Admitted.
+"""
+
+
+def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
+    folder = tmp_path / "admits"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Adm\nA.v\n")
+    (folder / "A.v").write_text(ADMITS)
+    log = tmp_path / "asked.log"
+    args = ["--generator", STAND_IN, "--gen-option", f"log={log}", "--write"]
+    assert prove(str(folder), *args, "--output", str(tmp_path / "r.jsonl")) == 0
+    assert log.read_text().splitlines() == ["both_admit1", "both_admit2"]
+    assert (folder / "A.v").read_text() == ADMITS.replace(
+        "  - admit.\n  - (* the second *) admit.\nAdmitted.\n",
+        "  - { revert n. intros m; lia. }\n"
+        "  - (* the second *) { revert n. intros m; reflexivity. }\nQed.\n",
+    )
+    done = subprocess.run(["coqc", "-R", ".", "Adm", "A.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr

@@ -150,7 +150,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     step = time.perf_counter()
     indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
-    records = plan.theorem_records()
+    records = plan.theorem_records(trace_dir)
     theorems_path = run_dir / "theorems.jsonl"
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

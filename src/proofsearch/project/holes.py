@@ -54,6 +54,10 @@ class Hole:
     header: str
     footer: str
     in_section: bool
+    #: The span's original text, and the ``admit.`` sentences in it (offsets relative
+    #: to ``start``): each is a goal of its own (see :mod:`.admits`).
+    original: str = ""
+    admits: tuple[tuple[int, int], ...] = ()
 
     @property
     def name(self) -> str:
@@ -172,6 +176,12 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             sentences=sentences,
         )
         statement_end = sentence.start + len(sentence.text)
+        span_start = sentences[proof].start if proof is not None else statement_end
+        admits = tuple(
+            (s.start - span_start, s.start - span_start + len(s.text))
+            for s in sentences[first_tactic:admitted]
+            if command_of(s.text).bare == "admit."
+        )
         holes.append(
             Hole(
                 source=source,
@@ -179,7 +189,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 ident=ident,
                 qualid=lemma.qualid,
                 statement=sentence.text,
-                start=sentences[proof].start if proof is not None else statement_end,
+                start=span_start,
                 end=sentences[admitted].start + len(sentences[admitted].text),
                 proof_sentence=sentences[proof].text if proof is not None else "",
                 indent=indent,
@@ -189,6 +199,10 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 header=lemma.header,
                 footer=lemma.footer,
                 in_section="section" in kinds,
+                original=text[
+                    span_start : sentences[admitted].start + len(sentences[admitted].text)
+                ],
+                admits=admits,
             )
         )
     return holes, skipped

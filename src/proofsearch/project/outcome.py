@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proofsearch.project.admits import admit_block
 from proofsearch.project.holes import Hole
 from proofsearch.project.plan import HolePlan, file_changed
 from proofsearch.project.rebuild import ScratchBuild
@@ -42,6 +43,21 @@ def _why_not(record: dict[str, Any] | None) -> str:
     return reasons.get(str(status), str(status))
 
 
+def _proved(record: dict[str, Any]) -> bool:
+    return bool(record["status"] == "proved" and record.get("checked") and record["proof"])
+
+
+def _admit_results(hole: Hole, results: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The results of the hole's ``admit.`` goals, in order (``[]``: searched whole)."""
+    parts = []
+    for index in range(len(hole.admits)):
+        record = results.get(f"{hole.name}#admit{index + 1}")
+        if record is None:
+            return []
+        parts.append(record)
+    return parts
+
+
 def decide(
     project: Project,
     plan: HolePlan,
@@ -54,8 +70,18 @@ def decide(
     found: Fills = {}
     axioms: dict[Hole, list[str]] = {}
     for hole in plan.selected:
+        parts = _admit_results(hole, results)
+        if parts:  # searched admit by admit: filled when every admit is
+            missing = [r for r in parts if not _proved(r)]
+            if missing:
+                first = missing[0]
+                outcome.left[hole] = f"{first['name'].rsplit('#', 1)[-1]}: {_why_not(first)}"
+                continue
+            found[hole] = tuple(admit_block(r.get("reverts") or [], r["proof"]) for r in parts)
+            axioms[hole] = [a for r in parts for a in r.get("axioms") or []]
+            continue
         record = results.get(hole.name)
-        if record and record["status"] == "proved" and record.get("checked") and record["proof"]:
+        if record is not None and _proved(record):
             found[hole] = tuple(record["proof"])
             axioms[hole] = list(record.get("axioms") or [])
         else:

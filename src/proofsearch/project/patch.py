@@ -18,7 +18,13 @@ from proofsearch.project.holes import Hole
 
 
 def filled_span(hole: Hole, proof: Sequence[str]) -> str:
-    """What replaces ``hole``'s span: ``Proof.``, one tactic a line, ``Qed.``."""
+    """What replaces ``hole``'s span: ``Proof.``, one tactic a line, ``Qed.``; for a
+    hole with ``admit.`` steps, ``proof`` holds one block per ``admit.`` (see
+    :mod:`.admits`)."""
+    if hole.admits and len(proof) == len(hole.admits) and all(p.startswith("{ ") for p in proof):
+        from proofsearch.project.admits import fill_admits
+
+        return fill_admits(hole, proof)
     head = hole.proof_sentence or f"\n{hole.indent}Proof."
     body = "".join(f"\n{hole.tactic_indent}{tactic}." for tactic in proof)
     return f"{head}{body}\n{hole.qed_indent}Qed."

@@ -33,19 +33,23 @@ class HolePlan:
         """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
         return sorted({h.qualid for h in self.all_holes} | {s.ident for s in self.skipped})
 
-    def theorem_records(self) -> list[dict[str, Any]]:
+    def theorem_records(self, trace_dir: Path | None = None) -> list[dict[str, Any]]:
         """The theorem-file lines of the selected holes, in search order.
 
         A proof may rest on another ``Admitted`` lemma (it is an axiom to ``Print
         Assumptions``): allowed here so that it is found, reported, and refused by
-        ``--strict``.
+        ``--strict``. A hole with ``admit.`` steps whose goals the trace recorded
+        gives one line per ``admit.`` instead (:mod:`.admits`).
         """
+        from proofsearch.project.admits import admit_goals, admit_records
+
         allowed = [name.rsplit(".", 1)[-1] for name in self.admitted_names()]
         records = []
         for hole in self.selected:
             record = hole.to_record(allowed)
             record["source_sha256"] = self.digests[hole.source.module]
-            records.append(record)
+            goals = admit_goals(trace_dir, hole) if hole.admits and trace_dir else None
+            records += admit_records(hole, goals, record) if goals else [record]
         return records
 
 
