@@ -58,6 +58,8 @@ class Hole:
     #: to ``start``): each is a goal of its own (see :mod:`.admits`).
     original: str = ""
     admits: tuple[tuple[int, int], ...] = ()
+    #: The file's line ending (``\r\n`` when it uses it), for the lines written.
+    newline: str = "\n"
 
     @property
     def name(self) -> str:
@@ -203,6 +205,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                     span_start : sentences[admitted].start + len(sentences[admitted].text)
                 ],
                 admits=admits,
+                newline="\r\n" if "\r\n" in text else "\n",
             )
         )
     return holes, skipped

@@ -25,9 +25,10 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
         from proofsearch.project.admits import fill_admits
 
         return fill_admits(hole, proof)
-    head = hole.proof_sentence or f"\n{hole.indent}Proof."
-    body = "".join(f"\n{hole.tactic_indent}{tactic}." for tactic in proof)
-    return f"{head}{body}\n{hole.qed_indent}Qed."
+    nl = hole.newline
+    head = hole.proof_sentence or f"{nl}{hole.indent}Proof."
+    body = "".join(f"{nl}{hole.tactic_indent}{tactic}." for tactic in proof)
+    return f"{head}{body}{nl}{hole.qed_indent}Qed."
 
 
 def fill_text(text: str, fills: Mapping[Hole, Sequence[str]]) -> str:
