@@ -25,6 +25,7 @@ PROOFS = {
     "top_twice": "reflexivity",
     "both_admit1": "intros m; lia",
     "both_admit2": "intros m; reflexivity",
+    "uses_ax": "exact (ax 0)",
 }
 
 

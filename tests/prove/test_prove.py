@@ -261,3 +261,27 @@ def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "A.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_proof_resting_on_an_admitted_lemma(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "rests"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Rest\nA.v\n")
+    text = (
+        "Lemma ax : forall n : nat, n = S n.\nProof. Admitted.\n\n"
+        "Lemma uses_ax : 0 = 1.\nAdmitted.\n"
+    )
+    (folder / "A.v").write_text(text)
+    args = [str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")]
+    assert prove(*args, "--strict", "--write") == 0
+    out = capsys.readouterr().out
+    assert "left Admitted: A.v:4 uses_ax: --strict: rests on ax, still Admitted" in out
+    assert (folder / "A.v").read_text() == text
+    assert prove(*args, "--write") == 0
+    out = capsys.readouterr().out
+    assert "rests on Admitted: A.v:4 uses_ax uses ax (Print Assumptions)" in out
+    assert (folder / "A.v").read_text() == text.replace(
+        "0 = 1.\nAdmitted.", "0 = 1.\nProof.\n  exact (ax 0).\nQed."
+    )
