@@ -182,7 +182,13 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
         libraries = (
             []
             if args.no_library_trace
-            else trace_libraries(project, jobs=jobs, coqc=args.coqc, progress=progress)
+            else trace_libraries(
+                project,
+                jobs=jobs,
+                coqc=args.coqc,
+                progress=progress,
+                given=[Path(p) for p in args.index or []],
+            )
         )
     except TraceFailed as exc:
         raise Stop(str(exc), EXIT_FAILURES) from None

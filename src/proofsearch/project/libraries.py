@@ -111,16 +111,25 @@ def trace_libraries(
     jobs: int | None = None,
     coqc: str = "coqc",
     progress: Callable[[list[object], Summary], object] | None = None,
+    given: Sequence[Path] = (),
 ) -> list[Path]:
     """Trace what the project requires of each installed library; their trace folders.
 
-    A library file that fails to trace is left out of the index (its shard says why);
-    it does not stop the run.
+    A library that one of the ``given`` trace folders (``--index``) already holds is
+    left to it (one module may not come from two folders). A library file that fails
+    to trace is left out of the index (its shard says why); it does not stop the run.
     """
     outs: list[Path] = []
     wanted = required_library_modules(project, coqc)
     wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
+    held = {
+        meta.name.split(".", 1)[0]
+        for folder in given
+        for meta in (folder / "files").glob("*.meta.json")
+    }
     for prefix, roots in sorted(wanted.items()):
+        if prefix in held:
+            continue
         library = library_project(prefix, coqc)
         if library is None:
             continue
