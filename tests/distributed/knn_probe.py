@@ -19,3 +19,23 @@ class _Probe(TacticGenerator):
 def make(index: str, **_: object) -> TacticGenerator:
     arrays = load_corpus(index, use_cache=False).arrays
     return _Probe(not any(a.flags.writeable for a in arrays.values()))
+
+
+#: A step no recorded state suggests: only a proof learned during the run can bring it.
+LEARNED_STEP = "exact (conj (fun x : True => x) I)"
+
+
+class _OnlyFor(TacticGenerator):
+    """Suggests ``LEARNED_STEP`` to the theorem named ``first`` and to no other."""
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return [Suggestion(LEARNED_STEP, 0.0)] if theorem.name == "first" else []
+
+
+def make_learner(index: str, **_: object) -> TacticGenerator:
+    """``knn`` on ``index`` merged with a helper that proves ``first`` only: a later
+    theorem with the same goal is proved only if ``first``'s proof was learned."""
+    from proofsearch.generate.knn.generator import KnnGenerator
+    from proofsearch.generate.merged import MergedGenerator
+
+    return MergedGenerator([KnnGenerator(load_corpus(index)), _OnlyFor()])

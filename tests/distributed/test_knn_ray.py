@@ -92,3 +92,26 @@ def test_cli_knn_with_two_indexes_on_two_ray_workers(tmp_path: Path) -> None:
         index = record["name"][-1]
         assert record["status"] == "proved" and record["checked"], record
         assert record["proof"] == [f"symmetry; exact E{index}"], record
+
+
+def test_online_learning_through_shared_generator_actors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--generator-actors``, a proof found by a prover actor is learned by the
+    generator actor and serves the next theorem (it used to be dropped silently)."""
+    from tests.distributed.knn_probe import LEARNED_STEP
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    trace = write_trace(tmp_path / "trace")
+    spec = WorkerSpec(
+        generator="tests.distributed.knn_probe:make_learner",
+        generator_options={"index": [str(trace)]},
+        search=SearchConfig(timeout=60, num_sampled_tactics=8),
+    )
+    statement = "Lemma {} : (True -> True) /\\ True."
+    theorems = [Theorem(name, statement.format(name)) for name in ("first", "later")]
+    options = DistributionOptions(workers=1, force_ray=True, generator_actors=1)
+    results = {r.theorem.name: r for r in run_search(spec, theorems, options)}
+    assert results["first"].proof == [LEARNED_STEP], results["first"]
+    later = results["later"]
+    assert later.proof == [LEARNED_STEP] and later.checked, (later.status, later.error)

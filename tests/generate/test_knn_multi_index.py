@@ -289,5 +289,25 @@ def test_distributed_prover_takes_a_list_of_traces(traced: Traced, tmp_path: Pat
     assert one._generator() == ("knn", {"index": str(Path(index[0]).resolve())})
     copy = tmp_path / "lib-copy"
     shutil.copytree(traced.library_trace, copy)
-    with pytest.raises(DuplicateModuleError, match="Lib.A"):
+    with pytest.raises(DuplicateModuleError, match=r"Lib\.A"):
         DistributedProver(generator="knn", indexed_corpus_path=[*index, str(copy)])
+
+
+def test_every_indexed_generator_takes_the_list(traced: Traced) -> None:
+    """premises, knn-portfolio and a model's retrieved premises read the same one index."""
+    from proofsearch.generate.fixed import FixedTacticGenerator
+    from proofsearch.generate.registry import _with_retrieval
+
+    index = [str(traced.library_trace), str(traced.project_trace)]
+    line = _line(traced.project_trace, "Proj.P", "p_target")
+    target = Theorem("p_target", "L", extra={"module": "Proj.P", "line": line})
+    for name in ("premises", "knn-portfolio"):
+        tactics = [
+            s.tactic for s in make_generator(name, {"index": index}).generate(STATE, target, 200)
+        ]
+        assert "apply Lib.A.a_zero" in tactics and "apply p_first" in tactics, (name, tactics)
+        assert not any("p_later" in t or "q_zero" in t for t in tactics), (name, tactics)
+    augmented = _with_retrieval(FixedTacticGenerator("idtac"), index, 16)
+    text = augmented.augmented(STATE, target)  # type: ignore[attr-defined]
+    assert "<a>Lib.A.a_zero</a>" in text and "<a>p_first</a>" in text, text
+    assert "p_later" not in text and "q_zero" not in text

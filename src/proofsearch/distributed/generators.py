@@ -9,6 +9,10 @@ batch) and answers them with one ``generate_batch`` call, so the GPU sees large 
 A :class:`GeneratorDirectory` actor owns the generator actors. When a client finds its
 generator actor dead, it reports it; the directory replaces it (once, however many
 clients report) and the client sends its request again: nothing is lost.
+
+Online learning (``knn``) goes through the generator actors too: a proof a prover actor
+finds is handed to every generator actor, so every prover actor's later theorems get it
+(not only those of the worker that found it, as without generator actors).
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ class GeneratorActor:
         self._clients: dict[int, float] = {}
         #: Seconds a client counts as active after its last request.
         self.client_horizon = 5.0
+        #: One learned proof at a time (generators' learn() is not reentrant).
+        self._learning = asyncio.Lock()
 
     def ready(self) -> int:
         return os.getpid()
@@ -100,6 +106,11 @@ class GeneratorActor:
                 continue
             for (_, future), answer in zip(batch, answers, strict=True):
                 future.set_result(answer)
+
+    async def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        """Take in a proof a prover actor found (``knn``'s online learning), off the loop."""
+        async with self._learning:
+            await asyncio.to_thread(self.generator.learn, theorem, steps)
 
     def batch_sizes(self) -> list[int]:
         """Sizes of the batches served so far (benchmarks and tests read them)."""
@@ -175,3 +186,12 @@ class RemoteGenerator(TacticGenerator):
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[list[Suggestion]]:
         return [self.generate(r.goals, r.theorem, r.n) for r in requests]
+
+    def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        """Hand a found proof to every generator actor, so that each serves it to every
+        prover actor from now on. A dead actor is skipped: its replacement starts from
+        the index again, without the proofs learned before."""
+        calls = [actor.learn.remote(theorem, list(steps)) for actor in self.actors]
+        for call in calls:
+            with contextlib.suppress(RayActorError):
+                ray.get(call)

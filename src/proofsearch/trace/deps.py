@@ -3,6 +3,12 @@
 ``coqdep`` resolves every ``Require`` through the loadpath exactly as Coq will, so the
 requires are the files Coq would load (``From X Require Y`` included); each ``.vo`` it
 names is mapped back to a logical name through the same loadpath.
+
+``coqdep`` leaves out what a file requires from the installed Coq (the stdlib and
+``user-contrib``) unless those folders are on its loadpath, so they are put there as Coq
+binds them (``-R theories Coq``; ``-Q`` for each ``user-contrib`` package): a project's
+``Require Import List`` is then its dependency on ``Coq.Lists.List``, which an index
+holding the stdlib's trace needs to let the project's lemmas see it.
 """
 
 from __future__ import annotations
@@ -11,17 +17,42 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from proofsearch.trace.sources import Project, SourceError, module_of
+from proofsearch.trace.sources import (
+    Project,
+    SourceError,
+    coq_where,
+    installed_mappings,
+    module_of,
+)
 
 
-def requires(project: Project, coqdep: str = "coqdep") -> dict[str, list[str]]:
-    """Module → the modules it requires directly (sorted), for every source."""
+def installed_args(project: Project, coqlib: Path) -> list[str]:
+    """The installed libraries' loadpath for ``coqdep``, minus the logical names the
+    project binds itself (its own copy of a library is the one it loads)."""
+    args = list(project.args)
+    own = {args[i + 2] for i, flag in enumerate(args[:-2]) if flag in ("-R", "-Q")}
+    found: list[str] = []
+    for folder, prefix in installed_mappings(coqlib):
+        if prefix in own or not folder.is_dir() or folder.resolve() == project.root.resolve():
+            continue
+        found += ["-R" if prefix == "Coq" else "-Q", str(folder), prefix]
+    return found
+
+
+def requires(
+    project: Project, coqdep: str = "coqdep", coqlib: Path | None = None
+) -> dict[str, list[str]]:
+    """Module → the modules it requires directly (sorted), for every source.
+
+    ``coqlib`` (``coqc -where``; found when not given) locates the installed libraries.
+    """
     files = [str(source.path) for source in project.sources]
     graph: dict[str, list[str]] = {source.module: [] for source in project.sources}
     by_path = {source.path.resolve(): source.module for source in project.sources}
     args = list(project.args)
     if not project.compile:  # the installed library: map its folder as coqc does
         args = ["-R", str(project.root), "Coq", *args]
+    args = [*installed_args(project, coqlib or coq_where()), *args]
     for start in range(0, len(files), 200):
         chunk = files[start : start + 200]
         try:

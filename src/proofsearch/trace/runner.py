@@ -16,14 +16,21 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proofsearch.trace.deps import order, requires
 from proofsearch.trace.file_trace import trace_file
+from proofsearch.trace.require_lines import require_lines
 from proofsearch.trace.schema import FileError, FileRecord, TraceDir
-from proofsearch.trace.shards import open_trace_dir, read_record, shard_key, write_shard
+from proofsearch.trace.shards import (
+    open_trace_dir,
+    read_record,
+    shard_key,
+    write_record,
+    write_shard,
+)
 from proofsearch.trace.sources import Project, Source
 
 _COQC_LINE = re.compile(r'File "[^"]*", line (\d+)')
@@ -107,6 +114,29 @@ def _compile(job: Job) -> FileError | None:
     return FileError(line=int(match.group(1)) if match else 1, message=message)
 
 
+def _require_lines(path: Path, requires: Sequence[str]) -> dict[str, int]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    return require_lines(text, requires)
+
+
+def refreshed(
+    trace: TraceDir, record: FileRecord, requires: Sequence[str], path: Path
+) -> FileRecord:
+    """A fresh shard whose record predates what ``plan`` now knows of its file (its
+    requires on the installed libraries, ``require_lines``): the record is brought up to
+    date (read from the source, no Coq run) and rewritten, instead of tracing again."""
+    requires = list(requires)
+    if record.requires == requires and record.require_lines is not None:
+        return record
+    lines = _require_lines(path, requires)
+    updated = record.model_copy(update={"requires": requires, "require_lines": lines})
+    write_record(trace, updated)
+    return updated
+
+
 def run_job(job: Job) -> FileRecord:
     """Trace one file, compile it if needed, write its shard; runs in a worker."""
     start = time.perf_counter()
@@ -115,6 +145,7 @@ def run_job(job: Job) -> FileRecord:
         "file": job.source.file,
         "module": job.source.module,
         "requires": list(job.requires),
+        "require_lines": _require_lines(job.source.path, job.requires),
         "key": job.key,
         "coq_version": job.coq_version,
     }
@@ -122,6 +153,7 @@ def run_job(job: Job) -> FileRecord:
         error = _compile(job)
         old = read_record(trace_dir, job.source.module)
         assert old is not None
+        old = refreshed(trace_dir, old, job.requires, job.source.path)
         if error is None:
             return old
         return old.model_copy(update={"status": "failed", "error": error})
@@ -217,7 +249,7 @@ def plan(
             if module in build and old.status == "traced":
                 jobs.append(Job(**{**job.__dict__, "trace": False}))
             else:
-                fresh.append(old)
+                fresh.append(refreshed(trace_dir, old, graph[module], source.path))
             continue
         jobs.append(job)
     return jobs, fresh

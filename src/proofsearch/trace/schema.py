@@ -127,6 +127,9 @@ class FileRecord(_Record):
     module: str
     #: Logical names of the files this one requires (direct dependencies).
     requires: list[str]
+    #: Each required module → the line of the first ``Require`` that loads it (0: not
+    #: found in the text). ``None`` in shards written before this field existed.
+    require_lines: dict[str, int] | None = None
     #: sha256 of the source, the loadpath arguments and the Coq version together.
     key: str
     coq_version: str

@@ -50,7 +50,12 @@ def write_shard(
     module = record.module
     _write_atomic(trace.shard(module, "steps"), (s.model_dump_json() + "\n" for s in steps))
     _write_atomic(trace.shard(module, "premises"), (p.model_dump_json() + "\n" for p in premises))
-    _write_atomic(trace.shard(module, "meta"), [record.model_dump_json(indent=1) + "\n"])
+    write_record(trace, record)
+
+
+def write_record(trace: TraceDir, record: FileRecord) -> None:
+    """Write (or replace) a shard's record alone, atomically."""
+    _write_atomic(trace.shard(record.module, "meta"), [record.model_dump_json(indent=1) + "\n"])
 
 
 def read_record(trace: TraceDir, module: str) -> FileRecord | None:

@@ -36,7 +36,7 @@ from proofsearch.generate.knn.names import record_names
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 2
+CORPUS_VERSION = 3
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -161,12 +161,18 @@ class TraceCorpus:
             "modules": self.table.modules,
             "files": self.table.files,
             "requires": [[self.table.modules[r] for r in req] for req in self.table.requires],
+            "require_lines": [
+                dict(lines) if lines is not None else None
+                for lines in self.table.require_lines_by_name
+            ],
             "arrays": self.arrays,
         }
 
     @staticmethod
     def from_payload(payload: dict[str, Any]) -> TraceCorpus:
-        table = ModuleTable(payload["modules"], payload["files"], payload["requires"])
+        table = ModuleTable(
+            payload["modules"], payload["files"], payload["requires"], payload["require_lines"]
+        )
         return TraceCorpus(table, dict(payload["arrays"]))
 
 
@@ -287,7 +293,12 @@ def build_corpus(index: IndexPaths | TraceSet) -> TraceCorpus:
     trace = index if isinstance(index, TraceSet) else TraceSet(index)
     records = trace.files()
     modules = [r.module for r in records]
-    table = ModuleTable(modules, [r.file for r in records], [r.requires for r in records])
+    table = ModuleTable(
+        modules,
+        [r.file for r in records],
+        [r.requires for r in records],
+        [r.require_lines for r in records],
+    )
     arrays = {**_state_arrays(trace, modules), **_premise_arrays(trace, modules)}
     return TraceCorpus(table, arrays)
 
@@ -296,7 +307,12 @@ def _folder_key(trace: TraceDir) -> str:
     """A digest of one folder's shards (their own keys and sizes) and of this code's format."""
     digest = hashlib.sha256(f"{CORPUS_VERSION}/{FEATURES_VERSION}".encode())
     for r in trace.files():
-        digest.update(json.dumps([r.module, r.file, r.key, r.status, r.steps, r.premises]).encode())
+        digest.update(
+            json.dumps(
+                [r.module, r.file, r.key, r.status, r.steps, r.premises, r.require_lines],
+                sort_keys=True,
+            ).encode()
+        )
         for kind in ("steps", "premises"):
             shard = trace.shard(r.module, kind)
             digest.update(str(shard.stat().st_size if shard.exists() else -1).encode())

@@ -217,18 +217,19 @@ class KnnGenerator(TacticGenerator):
         return out
 
     def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
-        if scope is None or origin is None:
-            return True
-        if origin.module == scope.module:
-            return origin.line < scope.line
-        return bool(self.corpus.table.closure_mask(scope.module)[origin.module])
+        return self.corpus.table.sees(scope, origin)
 
     def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
-        """Add a found proof's (goals, tactic) steps for the theorems searched later."""
+        """Add a found proof's (goals, tactic) steps for the theorems searched later.
+
+        A proof whose theorem cannot be placed in the index (a ``module`` it does not
+        know) is not learned: it could be any module's later lemma. The postings are
+        added last, so a concurrent :meth:`generate` never finds a half-added state.
+        """
         try:
             origin, _ = self.scopes.get(theorem.name, theorem.extra)
         except ValueError:
-            origin = None
+            return
         for goals, raw_tactic in steps:
             tactic = clean_tactic(raw_tactic)
             if not tactic:
@@ -237,11 +238,11 @@ class KnnGenerator(TacticGenerator):
             weights = self._feature_weights(goal)
             norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
             state = len(self.learned.tactics)
-            for key, weight in weights.items():
-                self.learned.postings[key].append((state, weight / norm))
-            self.learned.tactics.append(tactic)
             self.learned.names.append(record_names(tactic, goal))
             self.learned.scopes.append(origin)
+            self.learned.tactics.append(tactic)
+            for key, weight in weights.items():
+                self.learned.postings[key].append((state, weight / norm))
 
 
 def make_knn(index: str, **options: object) -> KnnGenerator:

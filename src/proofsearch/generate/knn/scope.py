@@ -2,11 +2,16 @@
 evaluations.
 
 A theorem that says where it comes from (theorem-file fields ``module``, or ``file``,
-and ``line``) sees the steps and premises of the modules its module depends on
-(directly or not) and, of its own module, only what starts before its ``line``: never
-its own proof, never a later lemma. A theorem with ``module``/``file`` but no ``line``
-sees nothing of its own module. A theorem without either field is taken to be new (not
-part of the traced project) and sees the whole index.
+and ``line``) sees the steps and premises of the modules its file has required before
+its ``line`` (directly or not: a required module comes with everything it requires) and,
+of its own module, only what starts before its ``line``: never its own proof, never a
+later lemma, never a module the file requires only further down. A theorem with
+``module``/``file`` but no ``line`` sees nothing of its own module (and every module its
+file requires). A theorem without either field is taken to be new (not part of the
+traced project) and sees the whole index.
+
+Proofs learned during a run follow the same rule by their origin: a proof of a theorem
+with no ``line`` counts as the last thing of its module.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ class Scope:
     module: int
     #: Entries of ``module`` that start before this line are visible (0: none).
     line: int
+    #: The theorem gave its ``line``; otherwise it is nowhere in its module's text: it
+    #: sees none of the module, all of its requires, and what it teaches (a learned
+    #: proof) counts as after everything.
+    placed: bool = True
 
 
 #: Loaded before every file compiled without ``-noinit``: an implicit dependency.
@@ -40,27 +49,42 @@ class ModuleTable:
 
     When the trace holds ``Coq.Init.Prelude``, it and what it requires count as a
     dependency of every module outside that set (Coq loads the prelude implicitly).
+    ``require_lines`` (per module: required module → line of its ``Require``; ``None``
+    when the trace does not say) lets a theorem see only what was required before it.
     """
 
     def __init__(
-        self, modules: Sequence[str], files: Sequence[str], requires: Sequence[Sequence[str]]
+        self,
+        modules: Sequence[str],
+        files: Sequence[str],
+        requires: Sequence[Sequence[str]],
+        require_lines: Sequence[Mapping[str, int] | None] | None = None,
     ):
         self.modules = list(modules)
         self.files = list(files)
         self.index = {name: i for i, name in enumerate(self.modules)}
+        lines = list(require_lines) if require_lines is not None else [None] * len(requires)
         self.requires = [
             [self.index[r] for r in required if r in self.index] for required in requires
         ]
-        self._closures: dict[int, np.ndarray] = {}
+        #: Per module: the line of each of its ``requires`` (0: before everything).
+        self.require_lines = [
+            [(at or {}).get(r, 0) for r in required if r in self.index]
+            for required, at in zip(requires, lines, strict=True)
+        ]
+        #: As given (by name), for :meth:`TraceCorpus.payload`.
+        self.require_lines_by_name = lines
+        self._closures: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
         self._prelude: np.ndarray | None = None
         if PRELUDE in self.index:
-            prelude = self._transitive(self.index[PRELUDE])
+            prelude = self._transitive(self.requires[self.index[PRELUDE]])
             prelude[self.index[PRELUDE]] = True
             self._prelude = prelude
 
-    def _transitive(self, module: int) -> np.ndarray:
+    def _transitive(self, direct: Sequence[int]) -> np.ndarray:
+        """``direct`` and everything they require, directly or not (whole files)."""
         mask = np.zeros(len(self.modules), dtype=bool)
-        todo = list(self.requires[module])
+        todo = list(direct)
         while todo:
             name = todo.pop()
             if not mask[name]:
@@ -68,17 +92,36 @@ class ModuleTable:
                 todo.extend(self.requires[name])
         return mask
 
-    def closure_mask(self, module: int) -> np.ndarray:
-        """A boolean per module: is it a (transitive) dependency of ``module``?"""
-        cached = self._closures.get(module)
+    def closure_mask(self, module: int, line: int | None = None) -> np.ndarray:
+        """A boolean per module: is it a (transitive) dependency of ``module``, through
+        the ``Require`` sentences before ``line`` (all of them when ``line`` is ``None``)?"""
+        direct = tuple(
+            r
+            for r, at in zip(self.requires[module], self.require_lines[module], strict=True)
+            if line is None or at < line
+        )
+        cached = self._closures.get((module, direct))
         if cached is not None:
             return cached
-        mask = self._transitive(module)
+        mask = self._transitive(direct)
         if self._prelude is not None and not self._prelude[module]:
             mask |= self._prelude
         mask[module] = False
-        self._closures[module] = mask
+        self._closures[(module, direct)] = mask
         return mask
+
+    def dependencies(self, scope: Scope) -> np.ndarray:
+        """The modules ``scope`` sees whole: those required before its line."""
+        return self.closure_mask(scope.module, scope.line if scope.placed else None)
+
+    def sees(self, scope: Scope | None, origin: Scope | None) -> bool:
+        """May a theorem at ``scope`` see a proof learned at ``origin``? ``None``: a new
+        theorem, outside the project (it sees everything; what it teaches, everyone)."""
+        if scope is None or origin is None:
+            return True
+        if origin.module == scope.module:
+            return origin.placed and scope.placed and origin.line < scope.line
+        return bool(self.dependencies(scope)[origin.module])
 
     def _module_of_file(self, file: str) -> int | None:
         normalized = file.replace("\\", "/").lstrip("./")
@@ -108,7 +151,9 @@ class ModuleTable:
                     "(or several); give 'module' instead"
                 )
             module = found
-        line = extra.get("line", 0)
+        line = extra.get("line")
+        if line is None:
+            return Scope(module, 0, placed=False)
         if not isinstance(line, int) or isinstance(line, bool) or line < 0:
             raise ScopeError(f"theorem {theorem_name}: field 'line': expected a line number")
         return Scope(module, line)
@@ -119,7 +164,7 @@ class ModuleTable:
         """Which entries (by their module and line arrays) ``scope`` may see; ``None``: all."""
         if scope is None:
             return None
-        mask: np.ndarray = self.closure_mask(scope.module)[module]
+        mask: np.ndarray = self.dependencies(scope)[module]
         mask |= (module == scope.module) & (line < scope.line)
         return mask
 
@@ -141,8 +186,9 @@ class ScopeCache:
             theorem_name,
             tuple(sorted((k, str(extra.get(k))) for k in ("module", "file", "line"))),
         )
-        if self._last is not None and self._last[0] == key:
-            return self._last[1], self._last[2]
+        last = self._last  # read once: a concurrent caller may replace it meanwhile
+        if last is not None and last[0] == key:
+            return last[1], last[2]
         scope = self.table.scope(theorem_name, extra)
         mask = self.table.visible(scope, self.module, self.line)
         self._last = (key, scope, mask)
