@@ -32,7 +32,7 @@ __all__ = ["EXIT_FAILURES", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_
 
 #: The subcommands, in the order ``proofsearch --help`` lists them; each is the module
 #: ``proofsearch.cli.<name>`` with an ``add_parser``.
-SUBCOMMANDS = ("search", "check", "report", "export", "bench", "trace")
+SUBCOMMANDS = ("search", "check", "report", "export", "bench", "trace", "prove")
 
 
 class Parser(argparse.ArgumentParser):

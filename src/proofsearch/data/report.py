@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from proofsearch.data.jsonl import read_json_lines
+from proofsearch.data.prove_report import prove_html, prove_markdown
 from proofsearch.search.result import Status
 
 #: Status order in tables and plots (best first).
@@ -492,8 +493,9 @@ def write_report(
     }
     env = _templates()
     html = env.get_template("report.html.j2").render(**context)
+    html = html.replace("</body>", prove_html(runs) + "</body>")  # prove runs' holes
     (out / "index.html").write_text(html, encoding="utf-8")
-    markdown = env.get_template("report.md.j2").render(**context)
+    markdown = env.get_template("report.md.j2").render(**context) + prove_markdown(runs)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "summary.json").write_text(
         json.dumps(

@@ -1,0 +1,77 @@
+"""The part of a report that a ``proofsearch prove`` run adds: per file, the proofs found
+and the holes left, read from ``RESULTS.prove.json`` (written beside the results file
+by ``prove``). Runs without one add nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def prove_record(results: str | Path) -> dict[str, Any] | None:
+    """The prove record beside a results file, or ``None`` (not a prove run, unreadable)."""
+    path = Path(results)
+    path = path.with_name(path.name + ".prove.json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+
+
+def prove_markdown(runs: Sequence[Any]) -> str:
+    """Markdown: for each prove run, a section per file (proofs found, holes left)."""
+    parts: list[str] = []
+    for run in runs:
+        record = prove_record(run.path)
+        if record is None:
+            continue
+        state = "written into the files" if record.get("written") else "dry run, not written"
+        parts.append(f"\n## Holes (prove): {run.name} ({state})\n")
+        for file, entry in record["files"].items():
+            filled, left = entry.get("filled", []), entry.get("left", [])
+            parts.append(f"\n### `{file}`: {len(filled)} filled, {len(left)} left\n")
+            for item in filled:
+                note = ""
+                if item.get("rests_on_admitted"):
+                    note = f" (rests on Admitted: {', '.join(item['rests_on_admitted'])})"
+                parts.append(f"\n- `{item['name']}` (line {item['line']}){note}:\n")
+                parts.append("\n  ```coq\n" + "".join(f"  {t}.\n" for t in item["proof"]))
+                parts.append("  ```\n")
+            if left:
+                parts.append("\nHoles left:\n\n")
+                parts += [f"- `{i['name']}` (line {i['line']}): {i['reason']}\n" for i in left]
+    return "".join(parts)
+
+
+def prove_html(runs: Sequence[Any]) -> str:
+    """The same as :func:`prove_markdown`, as an HTML fragment."""
+    parts: list[str] = []
+    for run in runs:
+        record = prove_record(run.path)
+        if record is None:
+            continue
+        parts.append(f"<h2>Holes (prove): {html.escape(str(run.name))}</h2>")
+        for file, entry in record["files"].items():
+            filled, left = entry.get("filled", []), entry.get("left", [])
+            parts.append(
+                f"<h3><code>{html.escape(file)}</code>: {len(filled)} filled, "
+                f"{len(left)} left</h3><ul>"
+            )
+            for item in filled:
+                proof = html.escape("\n".join(f"{t}." for t in item["proof"]))
+                parts.append(
+                    f"<li><code>{html.escape(item['name'])}</code> (line {item['line']})"
+                    f"<pre>{proof}</pre></li>"
+                )
+            for item in left:
+                parts.append(
+                    f"<li><code>{html.escape(item['name'])}</code> (line {item['line']}): "
+                    f"left Admitted: {html.escape(str(item['reason']))}</li>"
+                )
+            parts.append("</ul>")
+    return "".join(parts)

@@ -1,0 +1,74 @@
+"""Finding holes and filling their spans, on text alone (no Coq)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proofsearch.project.holes import find_holes, select_lemmas
+from proofsearch.project.patch import fill_text
+from proofsearch.trace.sources import Source
+
+TEXT = """\
+(* (* nested *) Lemma not_a_hole : True. Admitted. *)
+Definition s := "Lemma in_a_string : True. Admitted.".
+Module M.
+  Section S.
+    Variable x : nat.
+    #[local] Lemma a : x = x.
+    Proof using x.
+      idtac. (* tried *)
+    Admitted.
+  End S.
+  Lemma b : True. Admitted.
+  Lemma c : True.
+  Proof with auto.
+  - idtac.
+  Admitted.
+End M.
+Lemma done : True.
+Proof. exact I. Qed.
+"""
+
+SOURCE = Source(Path("/nowhere/F.v"), "F.v", "P.F")
+
+
+def test_holes_are_sentences_not_lines() -> None:
+    holes, skipped = find_holes(SOURCE, TEXT)
+    assert not skipped
+    assert [(h.line, h.qualid) for h in holes] == [(6, "M.a"), (11, "M.b"), (12, "M.c")]
+    a, b, c = holes
+    assert a.in_section and a.proof_sentence == "Proof using x." and a.partial == ("idtac.",)
+    assert a.header.endswith("Variable x : nat.\n") and a.footer == "End S.\nEnd M."
+    assert b.proof_sentence == "" and b.footer == "End M."
+    assert c.proof_sentence == "Proof with auto." and c.partial == ("-", "idtac.")
+    assert [h.qualid for h in select_lemmas(holes, ["M.?"])] == ["M.a", "M.b", "M.c"]
+    assert [h.qualid for h in select_lemmas(holes, ["F.v:M.b"])] == ["M.b"]
+
+
+def test_only_the_spans_change() -> None:
+    holes, _ = find_holes(SOURCE, TEXT)
+    a, b, c = holes
+    new = fill_text(TEXT, {a: ["reflexivity"], b: ["exact I"], c: ["auto", "exact I"]})
+    expected = (
+        TEXT.replace(
+            "    Proof using x.\n      idtac. (* tried *)\n    Admitted.\n",
+            "    Proof using x.\n      reflexivity.\n    Qed.\n",
+        )
+        .replace(
+            "  Lemma b : True. Admitted.\n", "  Lemma b : True.\n  Proof.\n    exact I.\n  Qed.\n"
+        )
+        .replace(
+            "  Proof with auto.\n  - idtac.\n  Admitted.\n",
+            "  Proof with auto.\n  auto.\n  exact I.\n  Qed.\n",  # as the proof's first line
+        )
+    )
+    assert new == expected
+
+
+def test_crlf_files_keep_their_line_endings() -> None:
+    text = "Lemma t : True.\r\nProof.\r\nAdmitted.\r\n"
+    (hole,), _ = find_holes(SOURCE, text)
+    assert (
+        fill_text(text, {hole: ["exact I"]})
+        == "Lemma t : True.\r\nProof.\r\n  exact I.\r\nQed.\r\n"
+    )
