@@ -74,9 +74,15 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
     assert prove(str(tmp_path), "--list") == 2
     err = capsys.readouterr().err
-    assert err.strip() == f"{tmp_path}: no _CoqProject or dune-project in this folder"
+    assert (
+        err.strip()
+        == f"proofsearch prove: {tmp_path}: no _CoqProject or dune-project in this folder; give the project's root folder, or .v files with --coq-arg for the loadpath"
+    )
     assert prove(str(folder), "--lemma", "nope", "--list") == 2
-    assert capsys.readouterr().err.strip() == "--lemma nope: no hole of the selected files matches"
+    assert (
+        capsys.readouterr().err.strip()
+        == "proofsearch prove: --lemma nope: no hole of the selected files matches"
+    )
     assert prove(str(folder), "Nope.v", "--list") == 2
     assert "Nope.v: not a .v file of the project" in capsys.readouterr().err
     (folder / "Base.v").write_text(
@@ -229,8 +235,8 @@ def test_a_file_whose_holes_cannot_open_is_one_line(
     assert prove(str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert err.startswith("A.v: no hole could be opened: ")
-    assert "Self.A.one" in err and "Fix: " in err
+    assert err.startswith("proofsearch prove: A.v: no hole could be opened: ")
+    assert "Self.A.one" in err and "; make the file" in err
 
 
 ADMITS = """\

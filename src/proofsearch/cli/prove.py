@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.console import message_console, print_error, print_notice
+from proofsearch.cli.console import message_console, print_notice
+from proofsearch.cli.errors import CommandError
 from proofsearch.cli.options import add_prover_options, prover_options
 from proofsearch.cli.search import add_generator_options, add_ray_options
 
@@ -90,21 +91,17 @@ def add_parser(subparsers: Any) -> None:
 PHASES = ("holes", "trace", "search", "header", "rebuild", "write-back")
 
 
-class Stop(Exception):
-    """Ends the command: the message, and the exit code."""
+class Stop(CommandError):
+    """Ends the command: the message (what, why and fix in one line), and the exit code.
+    :func:`proofsearch.cli.main` prints it in the CLI's one error style."""
 
     def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
+        Exception.__init__(self, " ".join(message.split()))
         self.code = code
 
 
 def run(args: argparse.Namespace) -> int:
-    console = message_console()
-    try:
-        return _prove(args, console)
-    except Stop as exc:
-        print_error(console, str(exc))
-        return exc.code
+    return _prove(args, message_console())
 
 
 def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
@@ -301,7 +298,7 @@ def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
         if len(messages) == 1 and not opened:
             message = " ".join(messages.pop().split())[:400]
             raise Stop(
-                f"{file}: no hole could be opened: {message}. Fix: make the file's prefix "
+                f"{file}: no hole could be opened: {message}; make the file's prefix "
                 "compile with the project's loadpath (_CoqProject -R/-Q or --coq-arg)",
                 EXIT_FAILURES,
             )

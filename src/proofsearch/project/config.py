@@ -32,7 +32,10 @@ def load_project(
             return sources.coqproject(first, coq_args, coqc)
         if (first / "dune-project").is_file():
             return dune_project(first, coq_args, coqc)
-        raise SourceError(f"{first}: no _CoqProject or dune-project in this folder")
+        raise SourceError(
+            f"{first}: no _CoqProject or dune-project in this folder; give the project's root "
+            "folder, or .v files with --coq-arg for the loadpath"
+        )
     if not first.exists():
         raise SourceError(f"{first}: no such file or folder")
     for item in inputs:

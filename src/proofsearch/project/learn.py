@@ -77,6 +77,6 @@ def _failure_line(record: FileRecord, count: int) -> str:
     line = record.error.line if record.error else 1
     more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
     return (
-        f"{record.file}:{line}: the file does not compile: {message}{more}. Fix: make the "
+        f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
         "project build with coqc (check the _CoqProject's -R/-Q lines or --coq-arg)"
     )

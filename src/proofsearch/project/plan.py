@@ -88,7 +88,10 @@ def plan_holes(
         plan.selected = select_lemmas(plan.selected, lemmas)
         for pattern in lemmas:
             if not select_lemmas(plan.selected, [pattern]):
-                raise SourceError(f"--lemma {pattern}: no hole of the selected files matches")
+                raise SourceError(
+                    f"--lemma {pattern}: no hole of the selected files matches; "
+                    "--list shows the holes"
+                )
     return plan
 
 
