@@ -74,14 +74,14 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
     assert prove(str(tmp_path), "--list") == 2
     err = capsys.readouterr().err
-    assert (
-        err.strip()
-        == f"proofsearch prove: {tmp_path}: no _CoqProject or dune-project in this folder; give the project's root folder, or .v files with --coq-arg for the loadpath"
+    assert err.strip() == (
+        f"proofsearch prove: {tmp_path}: no _CoqProject or dune-project in this folder; "
+        "give the project's root folder, or .v files with --coq-arg for the loadpath"
     )
     assert prove(str(folder), "--lemma", "nope", "--list") == 2
-    assert (
-        capsys.readouterr().err.strip()
-        == "proofsearch prove: --lemma nope: no hole of the selected files matches"
+    assert capsys.readouterr().err.strip() == (
+        "proofsearch prove: --lemma nope: no hole of the selected files matches; "
+        "--list shows the holes"
     )
     assert prove(str(folder), "Nope.v", "--list") == 2
     assert "Nope.v: not a .v file of the project" in capsys.readouterr().err
