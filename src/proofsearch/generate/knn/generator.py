@@ -57,6 +57,9 @@ class KnnGenerator(TacticGenerator):
         self.name_table = corpus.state_names
         self.state_tactic = corpus.arrays["state_tactic"]
         self.unseen_weight = float(corpus.arrays["states.unseen_weight"][0])
+        #: Features the build dropped as too common (sorted): they weigh nothing here
+        #: either, learned states included.
+        self.dropped_keys = corpus.arrays.get("states.dropped_keys", np.zeros(0, np.int64))
         self.scopes = ScopeCache(
             corpus.table, corpus.arrays["state_module"], corpus.arrays["state_line"]
         )
@@ -175,18 +178,29 @@ class KnnGenerator(TacticGenerator):
         """Weights of the query's features that only learned states have."""
         if not self.learned.tactics:
             return {}
+        dropped = self._dropped(keys)
         return {
             int(key): self.unseen_weight * float(scale)
-            for key, is_known, scale in zip(keys, known, scales, strict=True)
-            if not is_known and int(key) in self.learned.postings
+            for key, is_known, is_dropped, scale in zip(keys, known, dropped, scales, strict=True)
+            if not is_known and not is_dropped and int(key) in self.learned.postings
         }
 
+    def _dropped(self, keys: np.ndarray) -> np.ndarray:
+        """Which of ``keys`` the build dropped as too common."""
+        if len(self.dropped_keys) == 0:
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(self.dropped_keys, keys), len(self.dropped_keys) - 1)
+        return np.asarray(self.dropped_keys[at] == keys)
+
     def _feature_weights(self, goal: ParsedGoal) -> dict[int, float]:
+        """A learned state's feature weights: the index's where it has them, the unseen
+        weight for new features, and none for the features the build dropped."""
         keys, scales = hash_features(goal_features(goal))
         positions, known = self.index.lookup(keys)
         weights = np.full(len(keys), self.unseen_weight, dtype=np.float64) * scales
         weights[known] = self.index.weights[positions]
-        return {int(k): float(w) for k, w in zip(keys, weights, strict=True)}
+        kept = ~self._dropped(keys)
+        return {int(k): float(w) for k, w in zip(keys[kept], weights[kept], strict=True)}
 
     def _from_learned(
         self,
