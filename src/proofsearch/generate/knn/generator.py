@@ -158,14 +158,16 @@ class KnnGenerator(TacticGenerator):
                 continue  # a better-scored neighbour gave the same suggestion
             seen.add((tactic_id, record))
             tactic = self.tactic_table[tactic_id]
+            variants = [tactic]
             if record:
                 if prints is None:
                     prints = fingerprints(goal)
-                tactic = adapt(tactic, record, goal, prints)
-            if tactic in tactics:
-                continue
-            tactics.add(tactic)
-            out.append(Suggestion(tactic, min(0.0, math.log(float(scores[state])))))
+                variants = adapt(tactic, record, goal, prints)
+            score = min(0.0, math.log(float(scores[state])))
+            for rank, variant in enumerate(variants):
+                if variant not in tactics:
+                    tactics.add(variant)
+                    out.append(Suggestion(variant, score - math.log1p(rank)))
             if len(out) >= n:
                 break
         return out
@@ -226,8 +228,9 @@ class KnnGenerator(TacticGenerator):
                 scope, self.learned.scopes[state]
             ):
                 continue
-            tactic = adapt(self.learned.tactics[state], self.learned.names[state], goal)
-            out.append(Suggestion(tactic, min(0.0, math.log(similarity))))
+            variants = adapt(self.learned.tactics[state], self.learned.names[state], goal)
+            score = min(0.0, math.log(similarity))
+            out += [Suggestion(v, score - math.log1p(r)) for r, v in enumerate(variants)]
         return out
 
     def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
