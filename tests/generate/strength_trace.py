@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.generate.knn_trace import goal, step
 
 from proofsearch.generate.knn.corpus import MAX_DF_MIN_STATES
-from proofsearch.trace.schema import FileRecord, ProofStep
+from proofsearch.trace.schema import FileRecord, Premise, ProofStep
 
 MODULE = "Big.M"
 
@@ -29,21 +29,35 @@ def big_steps(count: int = MAX_DF_MIN_STATES + 400) -> list[ProofStep]:
     ]
 
 
-def write_big_trace(root: Path, steps: list[ProofStep] | None = None) -> Path:
+def write_records(
+    root: Path,
+    requires: dict[str, list[str]],
+    steps: dict[str, list[ProofStep]],
+    premises: dict[str, list[Premise]],
+) -> Path:
+    """A trace folder holding ``steps`` and ``premises`` by module."""
     files = root / "files"
     files.mkdir(parents=True)
-    steps = big_steps() if steps is None else steps
-    record = FileRecord(
-        file="/src/M.v",
-        module=MODULE,
-        requires=[],
-        key="key-big",
-        coq_version="8.16.1",
-        status="traced",
-        steps=len(steps),
-        premises=0,
-    )
-    (files / f"{MODULE}.meta.json").write_text(record.model_dump_json())
-    (files / f"{MODULE}.steps.jsonl").write_text("".join(s.model_dump_json() + "\n" for s in steps))
-    (files / f"{MODULE}.premises.jsonl").write_text("")
+    for module, required in requires.items():
+        record = FileRecord(
+            file=f"/src/{module.split('.')[-1]}.v",
+            module=module,
+            requires=required,
+            key=f"key-{module}",
+            coq_version="8.16.1",
+            status="traced",
+            steps=len(steps.get(module, [])),
+            premises=len(premises.get(module, [])),
+        )
+        (files / f"{module}.meta.json").write_text(record.model_dump_json())
+        (files / f"{module}.steps.jsonl").write_text(
+            "".join(s.model_dump_json() + "\n" for s in steps.get(module, []))
+        )
+        (files / f"{module}.premises.jsonl").write_text(
+            "".join(p.model_dump_json() + "\n" for p in premises.get(module, []))
+        )
     return root
+
+
+def write_big_trace(root: Path, steps: list[ProofStep] | None = None) -> Path:
+    return write_records(root, {MODULE: []}, {MODULE: big_steps() if steps is None else steps}, {})
