@@ -163,7 +163,7 @@ class KnnGenerator(TacticGenerator):
                 if prints is None:
                     prints = fingerprints(goal)
                 variants = adapt(tactic, record, goal, prints)
-            score = min(0.0, math.log(float(scores[state])))
+            score = _log_similarity(float(scores[state]))
             for rank, variant in enumerate(variants):
                 if variant not in tactics:
                     tactics.add(variant)
@@ -229,7 +229,7 @@ class KnnGenerator(TacticGenerator):
             ):
                 continue
             variants = adapt(self.learned.tactics[state], self.learned.names[state], goal)
-            score = min(0.0, math.log(similarity))
+            score = _log_similarity(similarity)
             out += [Suggestion(v, score - math.log1p(r)) for r, v in enumerate(variants)]
         return out
 
@@ -259,6 +259,12 @@ class KnnGenerator(TacticGenerator):
             self.learned.tactics.append(tactic)
             self.learned.names.append(record_names(tactic, goal))
             self.learned.scopes.append(origin)
+
+
+def _log_similarity(similarity: float) -> float:
+    """A similarity's log (≤ 0), to 6 decimals: the postings are float32, and the exact
+    and capped passes should not differ in digits that are only rounding."""
+    return min(0.0, round(math.log(similarity), 6)) + 0.0
 
 
 def make_knn(index: str, **options: object) -> KnnGenerator:
