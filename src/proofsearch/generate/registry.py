@@ -117,13 +117,23 @@ def _knn_parts(
     return parts
 
 
-def _knn(
-    index: str | None = None, neighbours: int = 0, premises: int = 8, **_: Any
-) -> TacticGenerator:
-    """Nearest recorded states' tactics merged with premise templates (``premises=0``: none)."""
-    from proofsearch.generate.merged import MergedGenerator
+#: Names of the parts of the knn family, for their calibration.
+_PART_NAMES = ("knn", "premises")
 
-    return MergedGenerator(_knn_parts("knn", index, neighbours, premises))
+
+def _knn(
+    index: str | None = None,
+    neighbours: int = 0,
+    premises: int = 8,
+    calibrate: bool = True,
+    **_: Any,
+) -> TacticGenerator:
+    """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
+    on the scale calibrated on the trace (``calibrate=false``: by raw score)."""
+    from proofsearch.generate.merged import calibrated_merge
+
+    parts = _knn_parts("knn", index, neighbours, premises)
+    return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
 def _knn_portfolio(
@@ -132,13 +142,18 @@ def _knn_portfolio(
     premises: int = 8,
     prover: str = "coq",
     tactics_file: str | None = None,
+    calibrate: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given."""
-    from proofsearch.generate.merged import MergedGenerator
+    from proofsearch.generate.merged import calibrated_merge
 
-    portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
-    return MergedGenerator([*_knn_parts("knn-portfolio", index, neighbours, premises), portfolio])
+    parts = _knn_parts("knn-portfolio", index, neighbours, premises)
+    names = [*_PART_NAMES[: len(parts)], "portfolio"]
+    parts.append(_portfolio(prover=prover, tactics_file=tactics_file))
+    signature = f"{prover}/{tactics_file or ''}"
+    index = _need_index("knn-portfolio", index)
+    return calibrated_merge(parts, names, index, calibrate, signature)
 
 
 def _premises(index: str | None = None, premises: int = 8, **_: Any) -> TacticGenerator:
