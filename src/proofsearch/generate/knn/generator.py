@@ -158,11 +158,9 @@ class KnnGenerator(TacticGenerator):
                 continue  # a better-scored neighbour gave the same suggestion
             seen.add((tactic_id, record))
             tactic = self.tactic_table[tactic_id]
-            variants = [tactic]
-            if record:
-                if prints is None:
-                    prints = fingerprints(goal)
-                variants = adapt(tactic, record, goal, prints)
+            if record and prints is None:
+                prints = fingerprints(goal)
+            variants = adapt(tactic, record, goal, prints)
             score = _log_similarity(float(scores[state]))
             for rank, variant in enumerate(variants):
                 if variant not in tactics:

@@ -9,7 +9,9 @@ there are several, each of them (up to ``MAX_VARIANTS`` tactics, the one the rec
 rank picks first when the counts agree). Names the current goal has are left alone. A
 name with no hypothesis of its fingerprint here cannot be mapped, and the suggestion is
 dropped: left as it was, it named a hypothesis the goal does not have (about 30 % of
-all suggestions on the stdlib did), a tactic that can only fail.
+all suggestions on the stdlib did), a tactic that can only fail. Names the tactic
+introduces (``move=> n``, ``intros H``, ``case: n => [|n IHn]``) that the goal already
+has are renamed fresh (:mod:`.intro_patterns`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import re
 from collections.abc import Iterable
 
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
+from proofsearch.generate.knn.intro_patterns import fresh_intros
 
-_IDENTIFIER = re.compile(r"(?<![\w'.])[^\W\d][\w']*(?![\w'.])")
+#: A local name: not part of a qualified name (``Nat.add``), but ssreflect's ``n.+1``,
+#: ``n.-1`` and ``x.1`` are uses of ``n`` and ``x``.
+_IDENTIFIER = re.compile(r"(?<![\w'.])[^\W\d][\w']*(?![\w']|\.[^\W\d])")
 
 
 def fingerprints(goal: ParsedGoal) -> list[tuple[str, str]]:
@@ -63,9 +68,9 @@ def adapt(
     """``tactic`` with the names of ``record`` mapped onto ``goal``'s (``prints``:
     ``fingerprints(goal)``, when the caller already has them): one tactic when the mapping
     is clear, a few when it is not, none when a name has no counterpart here."""
-    if not record:
-        return [tactic]
     present = set(goal.hypothesis_names)
+    if not record:
+        return [fresh_intros(tactic, present)]
     if prints is None:
         prints = fingerprints(goal)
     choices: list[tuple[str, list[str]]] = []
@@ -79,13 +84,13 @@ def adapt(
             same.insert(0, same.pop(rank))
         choices.append((name, same))
     if not choices:
-        return [tactic]
+        return [fresh_intros(tactic, present)]
     variants: list[dict[str, str]] = [{}]
     for name, candidates in choices:
         variants = [
             {**mapping, name: candidate} for mapping in variants for candidate in candidates
         ][:MAX_VARIANTS]
-    return [_rename(tactic, mapping) for mapping in variants]
+    return [fresh_intros(_rename(tactic, mapping), present) for mapping in variants]
 
 
 def _rename(tactic: str, mapping: dict[str, str]) -> str:
