@@ -27,8 +27,12 @@ from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corp
 from proofsearch.generate.knn.features import goal_features, hash_features
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
+from proofsearch.generate.knn.prefixes import prefixes
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
+
+#: Score of a sentence's prefix relative to the sentence, per part left out.
+PREFIX_PENALTY = -0.7
 
 
 @dataclass
@@ -50,6 +54,7 @@ class KnnGenerator(TacticGenerator):
         neighbours: int = 0,
         min_similarity: float = 1e-3,
         max_postings: int = 40_000,
+        sentence_prefixes: bool = True,
     ) -> None:
         self.corpus = corpus
         self.index = corpus.states
@@ -72,6 +77,8 @@ class KnnGenerator(TacticGenerator):
         self.forward_keys = corpus.arrays["states.forward_keys"]
         self.forward_values = corpus.arrays["states.forward_values"]
         self.min_similarity = min_similarity
+        #: Offer the steps that begin a compound sentence too (:mod:`.prefixes`).
+        self.sentence_prefixes = sentence_prefixes
         self.learned = _Learned()
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
@@ -151,6 +158,7 @@ class KnnGenerator(TacticGenerator):
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
+        parts: list[Suggestion] = []
         for state in candidates.tolist():
             tactic_id = int(self.state_tactic[state])
             record = self.name_table[state] if offsets[state + 1] > offsets[state] else ""
@@ -166,9 +174,14 @@ class KnnGenerator(TacticGenerator):
                 if variant not in tactics:
                     tactics.add(variant)
                     out.append(Suggestion(variant, score - math.log1p(rank)))
+                    if self.sentence_prefixes:
+                        parts += [
+                            Suggestion(p, score - math.log1p(rank) + PREFIX_PENALTY * (i + 1))
+                            for i, p in enumerate(prefixes(variant))
+                        ]
             if len(out) >= n:
                 break
-        return out
+        return out + parts
 
     # -- online learning -----------------------------------------------------------
 
