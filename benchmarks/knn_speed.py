@@ -59,6 +59,7 @@ def time_calls(generator: object, states: list[tuple[str, Theorem]], n: int) -> 
         # CPU time of this process: what the call costs, whatever else runs here.
         "median_cpu_ms": round(statistics.median(cpu), 3),
         "p90_ms": round(times[int(0.9 * (len(times) - 1))], 3),
+        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
         "max_ms": round(times[-1], 3),
         "calls": len(times),
     }
