@@ -122,6 +122,27 @@ def _typed_groups(term_tokens: list[str], types: dict[str, str]) -> list[str | N
     return found
 
 
+def typed_operators(term_tokens: list[str], types: dict[str, str]) -> list[str]:
+    """``op@type`` for each operator of the term whose operands' type is known."""
+    groups = _typed_groups(term_tokens, types)
+    return [
+        f"{token}@{groups[position]}"
+        for position, token in enumerate(term_tokens)
+        if token in _TYPED and groups[position] is not None
+    ]
+
+
+def local_types(goal: ParsedGoal) -> dict[str, str]:
+    """Local name → its type's head, for the goal's hypotheses of a plain type."""
+    local = set(goal.hypothesis_names)
+    types: dict[str, str] = {}
+    for hypothesis in goal.hypotheses:
+        kind = type_head(tokens(hypothesis.type), local)
+        if kind is not None:
+            types.update(dict.fromkeys(hypothesis.names, kind))
+    return types
+
+
 def _scope_type(delimiter: str) -> str | None:
     return {"Z": "Z", "N": "N", "positive": "positive", "nat": "nat", "Q": "Q", "R": "R"}.get(
         delimiter

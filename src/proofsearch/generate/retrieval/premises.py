@@ -14,6 +14,8 @@ picks the candidates and a second pass ranks them: a premise whose conclusion ha
 goal's conclusion's shape (local and bound names written ``$``) first, then by the
 cosine of the two symbol bags (each symbol counted, weighted by its rarity), BM25
 breaking ties; premises with the same statement count once (the shortest name kept).
+Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
+``Z`` lemma does not pass for a ``nat`` one.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from proofsearch.generate.knn.corpus import TraceCorpus
-from proofsearch.generate.knn.features import feature_hash
+from proofsearch.generate.knn.features import (
+    binder_types,
+    feature_hash,
+    local_types,
+    typed_operators,
+)
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.generate.retrieval.naming import open_modules, own_file_name
@@ -170,7 +177,9 @@ class PremiseRetriever:
     def _idf(self, symbol: str) -> float:
         weight = self._idf_cache.get(symbol)
         if weight is None:
-            key = np.array([feature_hash(symbol)], dtype=np.int64)
+            # A typed operator (``+@nat``) weighs what its operator weighs.
+            untyped = symbol.split("@", 1)[0] if "@" in symbol[1:] else symbol
+            key = np.array([feature_hash(untyped)], dtype=np.int64)
             positions, known = self.index.lookup(key)
             weight = float(self.index.weights[positions[0]]) if known[0] else self._max_idf
             if len(self._idf_cache) < 200_000:
@@ -189,7 +198,8 @@ class PremiseRetriever:
                 counts[symbol] = counts.get(symbol, 0.0) + HYPOTHESIS_WEIGHT
         found = tokens(goal.conclusion)
         hidden = local | bound_names(found)
-        for symbol in _symbols(found, hidden):
+        types = {**local_types(goal), **binder_types(found)}
+        for symbol in _symbols(found, hidden) + typed_operators(found, types):
             counts[symbol] = counts.get(symbol, 0.0) + CONCLUSION_WEIGHT
         return shape(conclusion(found), hidden), self._bag(counts)
 
@@ -200,7 +210,13 @@ class PremiseRetriever:
             hidden = bound_names(found)
             cached = (
                 shape(conclusion(found), hidden),
-                self._bag(dict(Counter(_symbols(found, hidden)))),
+                self._bag(
+                    dict(
+                        Counter(
+                            _symbols(found, hidden) + typed_operators(found, binder_types(found))
+                        )
+                    )
+                ),
             )
             if len(self._profiles) < 100_000:
                 self._profiles[premise] = cached
