@@ -153,14 +153,17 @@ class KnnGenerator(TacticGenerator):
             top = np.argpartition(-scores[candidates], wanted - 1)[:wanted]
             candidates = candidates[top]
         candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+        # Log similarities (≤ 0) to 6 decimals: the postings are float32, and the exact
+        # and capped passes should not differ in digits that are only rounding.
+        logs = np.minimum(0.0, np.round(np.log(scores[candidates]), 6)).tolist()
+        tactic_ids = self.state_tactic[candidates].tolist()
         offsets = self.name_table.offsets
         prints: list[tuple[str, str]] | None = None
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
         parts: list[Suggestion] = []
-        for state in candidates.tolist():
-            tactic_id = int(self.state_tactic[state])
+        for state, tactic_id, score in zip(candidates.tolist(), tactic_ids, logs, strict=True):
             record = self.name_table[state] if offsets[state + 1] > offsets[state] else ""
             if (tactic_id, record) in seen:
                 continue  # a better-scored neighbour gave the same suggestion
@@ -169,14 +172,14 @@ class KnnGenerator(TacticGenerator):
             if record and prints is None:
                 prints = fingerprints(goal)
             variants = adapt(tactic, record, goal, prints)
-            score = _log_similarity(float(scores[state]))
             for rank, variant in enumerate(variants):
                 if variant not in tactics:
                     tactics.add(variant)
-                    out.append(Suggestion(variant, score - math.log1p(rank)))
+                    variant_score = score - math.log1p(rank) + 0.0
+                    out.append(Suggestion(variant, variant_score))
                     if self.sentence_prefixes:
                         parts += [
-                            Suggestion(p, score - math.log1p(rank) + PREFIX_PENALTY * (i + 1))
+                            Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
                             for i, p in enumerate(prefixes(variant))
                         ]
             if len(out) >= n:

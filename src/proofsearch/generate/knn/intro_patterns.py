@@ -17,6 +17,8 @@ after ``fun``/``match`` at the same depth is a term's, not a pattern.
 from __future__ import annotations
 
 import re
+from collections.abc import Set
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[^\W\d][\w']*|=>|->|<-|//=|//|/=|[^\s\w]|\d+")
 _IDENT = re.compile(r"[^\W\d][\w']*")
@@ -27,7 +29,13 @@ _TERM_ARROW = frozenset({"fun", "match", "λ"})
 _KEYWORDS = frozenset({"as", "in", "at", "with", "using", "by", "do", "first", "last"})
 
 
-def _introductions(tactic: str) -> tuple[list[tuple[str, int]], set[str]]:
+@lru_cache(maxsize=1 << 16)
+def _identifiers(tactic: str) -> frozenset[str]:
+    return frozenset(_IDENT.findall(tactic))
+
+
+@lru_cache(maxsize=1 << 16)
+def _introductions(tactic: str) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
     """(name, offset) of each introduced name, and the names taken out before."""
     introduced: list[tuple[str, int]] = []
     taken: set[str] = set()
@@ -73,13 +81,15 @@ def _introductions(tactic: str) -> tuple[list[tuple[str, int]], set[str]]:
             elif mode is None and first in ("destruct", "induction", "case", "elim"):
                 taken.add(token)
         previous = token
-    return introduced, taken
+    return tuple(introduced), frozenset(taken)
 
 
-def fresh_intros(tactic: str, present: set[str]) -> str:
+def fresh_intros(tactic: str, present: Set[str]) -> str:
     """``tactic`` with each introduced name that ``present`` already holds (and that the
     tactic does not first take out of the context) renamed to a fresh name."""
-    if not present or not present.intersection(_IDENT.findall(tactic)):
+    if "=>" not in tactic and "intro" not in tactic and " as " not in tactic:
+        return tactic  # nothing is introduced
+    if not present or present.isdisjoint(_identifiers(tactic)):
         return tactic
     introduced, taken = _introductions(tactic)
     starts: dict[str, int] = {}
@@ -88,7 +98,7 @@ def fresh_intros(tactic: str, present: set[str]) -> str:
             starts.setdefault(name, offset)
     if not starts:
         return tactic
-    used = present | set(_IDENT.findall(tactic))
+    used = set(present) | _identifiers(tactic)
     fresh: dict[str, str] = {}
     for name in starts:
         number = 0

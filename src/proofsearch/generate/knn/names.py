@@ -68,7 +68,7 @@ def adapt(
     """``tactic`` with the names of ``record`` mapped onto ``goal``'s (``prints``:
     ``fingerprints(goal)``, when the caller already has them): one tactic when the mapping
     is clear, a few when it is not, none when a name has no counterpart here."""
-    present = set(goal.hypothesis_names)
+    present = goal.hypothesis_name_set
     if not record:
         return [fresh_intros(tactic, present)]
     if prints is None:

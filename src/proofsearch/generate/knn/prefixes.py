@@ -10,6 +10,8 @@ each a little less likely than the sentence it comes from.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _TERMINATORS = ("by ", "now ")
 #: At most this many prefixes of one sentence.
@@ -18,6 +20,8 @@ MAX_PREFIXES = 3
 
 def _parts(body: str) -> list[str]:
     """``body`` split at its ``;`` outside brackets."""
+    if not any(char in body for char in "([{"):
+        return [part.strip() for part in body.split(";")]
     parts: list[str] = []
     depth, start = 0, 0
     for index, char in enumerate(body):
@@ -34,9 +38,14 @@ def _parts(body: str) -> list[str]:
 
 def prefixes(tactic: str) -> list[str]:
     """The steps that begin ``tactic`` (without ``tactic`` itself), longest first."""
-    body = tactic.strip()
-    if ";" not in body and not body.startswith(_TERMINATORS):
+    if ";" not in tactic and not tactic.lstrip().startswith(_TERMINATORS):
         return []
+    return list(_prefixes(tactic))
+
+
+@lru_cache(maxsize=1 << 16)
+def _prefixes(tactic: str) -> tuple[str, ...]:
+    body = tactic.strip()
     out: list[str] = []
     for terminator in _TERMINATORS:
         if body.startswith(terminator):
@@ -47,4 +56,4 @@ def prefixes(tactic: str) -> list[str]:
     parts = _parts(body)
     if len(parts) > 1 and all(parts):
         out += ["; ".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
-    return [p for p in dict.fromkeys(out) if p and p != tactic][:MAX_PREFIXES]
+    return tuple([p for p in dict.fromkeys(out) if p and p != tactic][:MAX_PREFIXES])
