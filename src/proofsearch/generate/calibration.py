@@ -22,6 +22,7 @@ import json
 import math
 import os
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from proofsearch.generate.base import TacticGenerator
 from proofsearch.theorem import Theorem
 from proofsearch.trace.schema import TraceDir
 
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 2
 #: Upper edges of the raw-score bands, best first (a raw score above the first edge is
 #: band 0, below the last is the last band).
 EDGES = (-0.001, -0.02, -0.05, -0.1, -0.2, -0.35, -0.5, -0.75, -1.0, -1.5, -2.0, -3.0, -5.0)
@@ -73,9 +74,16 @@ class HeldOutStep:
     theorem: Theorem
 
 
+_QUALIFIER = re.compile(r"\b(?:[A-Z][\w']*\.)+(?=[^\W\d])")
+
+
 def _normal(tactic: str) -> str:
+    """A tactic as compared: spaces collapsed, no final period, and no module qualifiers
+    (a template's ``apply Coq.Arith.PeanoNat.Nat.add_comm`` is the author's
+    ``apply Nat.add_comm``)."""
     text = " ".join(tactic.split())
-    return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
+    text = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
+    return _QUALIFIER.sub("", text)
 
 
 def held_out_steps(
