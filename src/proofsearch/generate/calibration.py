@@ -6,9 +6,9 @@ raw score lets whichever part is most optimistic take the first places. Calibrat
 asks each part for suggestions on held-out trace steps (each placed at its own module
 and line, so it never sees its own proof or anything after it) and counts, per part and
 per band of raw score, how often a suggestion is the tactic the library's author wrote
-there. That precision (smoothed towards the part's overall one, and made to fall as
-the raw score falls) is the part's calibrated score: a log-probability on one scale for
-all parts.
+there, or the same tactic on the same first argument. That precision (smoothed towards
+the part's overall one, and made to fall as the raw score falls) is the part's
+calibrated score: a log-probability on one scale for all parts.
 
 It takes a few seconds at load (a few hundred steps, one call per part each) and is
 cached next to the corpus cache, keyed by the traces, the parts and this code.
@@ -31,7 +31,7 @@ from proofsearch.generate.base import TacticGenerator
 from proofsearch.theorem import Theorem
 from proofsearch.trace.schema import TraceDir
 
-CALIBRATION_VERSION = 2
+CALIBRATION_VERSION = 3
 #: Upper edges of the raw-score bands, best first (a raw score above the first edge is
 #: band 0, below the last is the last band).
 EDGES = (-0.001, -0.02, -0.05, -0.1, -0.2, -0.35, -0.5, -0.75, -1.0, -1.5, -2.0, -3.0, -5.0)
@@ -86,6 +86,17 @@ def _normal(tactic: str) -> str:
     return _QUALIFIER.sub("", text)
 
 
+def _same_step(suggested: str, written: str) -> bool:
+    """The suggestion is the written step, or the same tactic on the same first argument
+    (``apply rst_trans`` for ``apply rst_trans with y``, ``rewrite add_comm`` for
+    ``rewrite add_comm, H``): exact text alone would count every premise template wrong
+    whose lemma the author used with one more argument."""
+    if suggested == written:
+        return True
+    head = suggested.replace(",", " ").split()[:2]
+    return len(head) == 2 and head == written.replace(",", " ").split()[:2]
+
+
 def held_out_steps(
     traces: Sequence[str | Path], count: int = STEPS, seed: int = 0
 ) -> list[HeldOutStep]:
@@ -119,7 +130,7 @@ def calibrate(parts: Mapping[str, TacticGenerator], steps: Sequence[HeldOutStep]
             for suggestion in part.generate(step.goals, step.theorem, ASKED):
                 at = band(suggestion.logprob)
                 totals[at] += 1
-                hits[at] += _normal(suggestion.tactic) == step.tactic
+                hits[at] += _same_step(_normal(suggestion.tactic), step.tactic)
         overall = (sum(hits) + 1) / (sum(totals) + 2)
         precision = [
             (h + SMOOTHING * overall) / (t + SMOOTHING) for h, t in zip(hits, totals, strict=True)
