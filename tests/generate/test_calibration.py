@@ -63,3 +63,17 @@ def test_a_trace_too_small_to_learn_from_merges_by_raw_score(
     trace = write_trace(tmp_path / "small")
     merged = calibrated_merge([Boastful()], ["boastful"], trace)
     assert merged.calibration is None
+
+
+def test_the_knn_generators_calibrate_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proofsearch.generate.registry import make_generator
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    trace = str(write_big_trace(tmp_path / "trace"))
+    plain = make_generator("knn-portfolio", {"index": trace})
+    assert isinstance(plain, MergedGenerator) and plain.calibration is None
+    calibrated = make_generator("knn-portfolio", {"index": trace, "calibrate": True})
+    assert isinstance(calibrated, MergedGenerator) and calibrated.calibration is not None
+    assert set(calibrated.calibration.parts) == {"knn", "premises", "portfolio"}

@@ -57,12 +57,18 @@ class Calibration:
     steps: int
 
     def score(self, part: str, raw: float) -> float:
-        """The calibrated score (≤ 0) of a suggestion of ``part`` with score ``raw``;
-        the raw score breaks ties within a band."""
+        """The calibrated score (≤ 0) of a suggestion of ``part`` with score ``raw``:
+        its band's log-precision relative to the best band of any part (so the most
+        trustworthy suggestions still score 0 and the search's path costs keep their
+        scale); the raw score breaks ties within a band."""
         table = self.parts.get(part)
         if table is None:
             return raw
-        return min(0.0, table[band(raw)] + 1e-3 * max(raw, -50.0))
+        return min(0.0, table[band(raw)] - self.best + 1e-3 * max(raw, -50.0))
+
+    @property
+    def best(self) -> float:
+        return max((max(t) for t in self.parts.values() if t), default=0.0)
 
 
 @dataclass(frozen=True)

@@ -125,11 +125,12 @@ def _knn(
     index: str | None = None,
     neighbours: int = 0,
     premises: int = 8,
-    calibrate: bool = True,
+    calibrate: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
-    on the scale calibrated on the trace (``calibrate=false``: by raw score)."""
+    by raw score, or on the scale calibrated on the trace with ``calibrate=true`` (off by
+    default: it proved fewer lemmas on a held-out slice, docs/generators.md)."""
     from proofsearch.generate.merged import calibrated_merge
 
     parts = _knn_parts("knn", index, neighbours, premises)
@@ -142,7 +143,7 @@ def _knn_portfolio(
     premises: int = 8,
     prover: str = "coq",
     tactics_file: str | None = None,
-    calibrate: bool = True,
+    calibrate: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given."""
