@@ -33,6 +33,7 @@ from proofsearch.theorem import Theorem
 
 #: Score of a sentence's prefix relative to the sentence, per part left out.
 PREFIX_PENALTY = -0.7
+_CLOSERS = ("by ", "now ")
 
 
 @dataclass
@@ -61,6 +62,9 @@ class KnnGenerator(TacticGenerator):
         self.tactic_table = corpus.tactics
         self.name_table = corpus.state_names
         self.state_tactic = corpus.arrays["state_tactic"]
+        #: Which states keep names to adapt, and the tactic texts decoded so far.
+        self.has_record = np.diff(self.name_table.offsets) > 0
+        self.tactic_text: dict[int, str] = {}
         self.unseen_weight = float(corpus.arrays["states.unseen_weight"][0])
         #: Features the build dropped as too common (sorted): they weigh nothing here
         #: either, learned states included.
@@ -157,31 +161,42 @@ class KnnGenerator(TacticGenerator):
         # and capped passes should not differ in digits that are only rounding.
         logs = np.minimum(0.0, np.round(np.log(scores[candidates]), 6)).tolist()
         tactic_ids = self.state_tactic[candidates].tolist()
-        offsets = self.name_table.offsets
+        has_record = self.has_record[candidates].tolist()
+        tactic_text = self.tactic_text
         prints: list[tuple[str, str]] | None = None
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
         parts: list[Suggestion] = []
-        for state, tactic_id, score in zip(candidates.tolist(), tactic_ids, logs, strict=True):
-            record = self.name_table[state] if offsets[state + 1] > offsets[state] else ""
+        for state, tactic_id, score, named in zip(
+            candidates.tolist(), tactic_ids, logs, has_record, strict=True
+        ):
+            record = self.name_table[state] if named else ""
             if (tactic_id, record) in seen:
                 continue  # a better-scored neighbour gave the same suggestion
             seen.add((tactic_id, record))
-            tactic = self.tactic_table[tactic_id]
-            if record and prints is None:
-                prints = fingerprints(goal)
-            variants = adapt(tactic, record, goal, prints)
+            tactic = tactic_text.get(tactic_id)
+            if tactic is None:
+                tactic = tactic_text[tactic_id] = self.tactic_table[tactic_id]
+            if record:
+                if prints is None:
+                    prints = fingerprints(goal)
+                variants = adapt(tactic, record, goal, prints)
+            elif "=>" in tactic or "intro" in tactic or " as " in tactic:
+                variants = adapt(tactic, record, goal, prints)
+            else:
+                variants = [tactic]  # nothing to map, nothing introduced
             for rank, variant in enumerate(variants):
-                if variant not in tactics:
-                    tactics.add(variant)
-                    variant_score = score - math.log1p(rank) + 0.0
-                    out.append(Suggestion(variant, variant_score))
-                    if self.sentence_prefixes:
-                        parts += [
-                            Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
-                            for i, p in enumerate(prefixes(variant))
-                        ]
+                if variant in tactics:
+                    continue
+                tactics.add(variant)
+                variant_score = score - math.log1p(rank) + 0.0 if rank else score + 0.0
+                out.append(Suggestion(variant, variant_score))
+                if self.sentence_prefixes and (";" in variant or variant.startswith(_CLOSERS)):
+                    parts += [
+                        Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
+                        for i, p in enumerate(prefixes(variant))
+                    ]
             if len(out) >= n:
                 break
         return out + parts
