@@ -43,3 +43,13 @@ def test_knn_offers_the_prefix_after_the_sentence(tmp_path: Path) -> None:
     assert found["by elim: n => //= n ->"] > found["elim: n => //= n ->"]
     plain = KnnGenerator(corpus, sentence_prefixes=False).generate(state.render(), new, 5)
     assert [s.tactic for s in plain] == ["by elim: n => //= n ->"]
+
+
+def test_a_learned_compound_sentence_offers_its_prefix_too(tmp_path: Path) -> None:
+    state = goal("n.*2 = n + n", ("n", "nat"))
+    steps = [step("Lib.S", "d", 10, 0, goal("True"), "exact I.")]
+    corpus = build_corpus(write_records(tmp_path / "t", {"Lib.S": []}, {"Lib.S": steps}, {}))
+    knn = KnnGenerator(corpus)
+    knn.learn(Theorem("a", "Lemma a : True."), [(state.render(), "by elim: n => //= n ->.")])
+    found = [s.tactic for s in knn.generate(state.render(), Theorem("b", "Lemma b : True."), 5)]
+    assert found[:2] == ["by elim: n => //= n ->", "elim: n => //= n ->"]

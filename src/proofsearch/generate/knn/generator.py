@@ -259,7 +259,14 @@ class KnnGenerator(TacticGenerator):
                 continue
             variants = adapt(self.learned.tactics[state], self.learned.names[state], goal)
             score = _log_similarity(similarity)
-            out += [Suggestion(v, score - math.log1p(r)) for r, v in enumerate(variants)]
+            for rank, variant in enumerate(variants):
+                variant_score = score - math.log1p(rank)
+                out.append(Suggestion(variant, variant_score))
+                if self.sentence_prefixes:
+                    out += [
+                        Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
+                        for i, p in enumerate(prefixes(variant))
+                    ]
         return out
 
     def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
