@@ -7,6 +7,8 @@ placed at its own module and line, so it never sees its own proof), asks ``knn``
 (no premise templates) for ``--n`` tactics, and counts the suggestions that contain a
 name which was a hypothesis of a recorded state with that very tactic text and is not a
 hypothesis of the goal at hand: a dangling hypothesis name, a tactic that can only fail.
+Also counted: suggestions that introduce a name the goal already has (``move=> n`` where
+``n`` exists: "n already used"), and states whose written step is among the suggestions.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import re
 from collections import defaultdict
 
 from knn_speed import sample_states
-from proofsearch.generate.knn.corpus import load_corpus
+from proofsearch.generate.knn.corpus import clean_tactic, load_corpus
 from proofsearch.generate.knn.generator import KnnGenerator
 from proofsearch.generate.knn.goals import parse_first_goal
+from proofsearch.generate.knn.intro_patterns import fresh_intros
 from proofsearch.trace.schema import TraceDir
 
 _IDENTIFIER = re.compile(r"(?<![\w'.])[^\W\d][\w']*(?![\w'.])")
@@ -46,15 +49,28 @@ def main() -> int:
     args = parser.parse_args()
     knn = KnnGenerator(load_corpus(args.index))
     names = recorded_names(knn)
-    checked = dangling = 0
-    for text, theorem in sample_states(TraceDir(args.index), args.states, args.seed):
+    trace = TraceDir(args.index)
+    written = {
+        ("\n\n".join(g.render() for g in step.goals), step.lemma): clean_tactic(step.tactic)
+        for record in trace.files()
+        for step in trace.steps(record.module)
+        if step.goals
+    }
+    checked = dangling = clashing = found = 0
+    states = sample_states(trace, args.states, args.seed)
+    for text, theorem in states:
         present = set(parse_first_goal(text).hypothesis_names)
-        for suggestion in knn.generate(text, theorem, args.n):
-            used = set(_IDENTIFIER.findall(suggestion.tactic))
+        suggested = [s.tactic for s in knn.generate(text, theorem, args.n)]
+        found += written.get((text, theorem.name)) in suggested
+        for tactic in suggested:
+            used = set(_IDENTIFIER.findall(tactic))
             checked += 1
-            dangling += bool((used & names.get(suggestion.tactic, set())) - present)
+            dangling += bool((used & names.get(tactic, set())) - present)
+            clashing += fresh_intros(tactic, present) != tactic
     share = dangling / max(checked, 1)
-    print(json.dumps({"suggestions": checked, "dangling": dangling, "share": round(share, 4)}))
+    figures = {"suggestions": checked, "dangling": dangling, "share": round(share, 4)}
+    figures |= {"introduce_a_name_the_goal_has": clashing, "states": len(states)}
+    print(json.dumps({**figures, "written_step_among_suggestions": found}))
     return 0
 
 
