@@ -13,7 +13,8 @@ over ``add_comm`` for ``n + m = m + n``), and one lemma re-exported by several m
 picks the candidates and a second pass ranks them: a premise whose conclusion has the
 goal's conclusion's shape (local and bound names written ``$``) first, then by the
 cosine of the two symbol bags (each symbol counted, weighted by its rarity), BM25
-breaking ties; premises with the same statement count once (the shortest name kept).
+breaking ties; copies of one lemma (the same short name and statement, re-exported by
+another module) count once, the shortest name kept.
 Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
 ``Z`` lemma does not pass for a ``nat`` one.
 """
@@ -154,12 +155,15 @@ class PremiseRetriever:
         ranked.sort(key=lambda entry: entry[0])
         out: list[RetrievedPremise] = []
         seen: set[str] = set()
+        copies: set[tuple[str, str]] = set()
         opened = self._opened(theorem)
         for _, premise, statement, qualified, coverage in ranked:
             name = self.local_name(qualified, int(self.module[premise]), scope, opened)
-            if name in seen or statement in seen:
-                continue  # an alias: the same statement under another module's name
-            seen.update((name, statement))
+            copy = (qualified.rsplit(".", 1)[-1], statement)
+            if name in seen or copy in copies:
+                continue  # a copy: the same lemma re-exported under another module
+            seen.add(name)
+            copies.add(copy)
             out.append(
                 RetrievedPremise(
                     name,
