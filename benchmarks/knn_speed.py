@@ -54,11 +54,14 @@ def time_calls(generator: object, states: list[tuple[str, Theorem]], n: int) -> 
         times.append((time.perf_counter() - start) * 1000)
         cpu.append((time.process_time() - start_cpu) * 1000)
     times.sort()
+    cpu.sort()
     return {
         "median_ms": round(statistics.median(times), 3),
         # CPU time of this process: what the call costs, whatever else runs here.
         "median_cpu_ms": round(statistics.median(cpu), 3),
         "p90_ms": round(times[int(0.9 * (len(times) - 1))], 3),
+        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
+        "p95_cpu_ms": round(cpu[int(0.95 * (len(cpu) - 1))], 3),
         "max_ms": round(times[-1], 3),
         "calls": len(times),
     }

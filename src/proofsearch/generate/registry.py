@@ -125,13 +125,24 @@ def _knn_parts(
     return parts
 
 
-def _knn(
-    index: IndexPaths | None = None, neighbours: int = 0, premises: int = 8, **_: Any
-) -> TacticGenerator:
-    """Nearest recorded states' tactics merged with premise templates (``premises=0``: none)."""
-    from proofsearch.generate.merged import MergedGenerator
+#: Names of the parts of the knn family, for their calibration.
+_PART_NAMES = ("knn", "premises")
 
-    return MergedGenerator(_knn_parts("knn", index, neighbours, premises))
+
+def _knn(
+    index: IndexPaths | None = None,
+    neighbours: int = 0,
+    premises: int = 8,
+    calibrate: bool = False,
+    **_: Any,
+) -> TacticGenerator:
+    """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
+    by raw score, or on the scale calibrated on the trace with ``calibrate=true`` (off by
+    default: it proved fewer lemmas on a held-out slice, docs/generators.md)."""
+    from proofsearch.generate.merged import calibrated_merge
+
+    parts = _knn_parts("knn", index, neighbours, premises)
+    return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
 def _knn_portfolio(
@@ -140,13 +151,18 @@ def _knn_portfolio(
     premises: int = 8,
     prover: str = "coq",
     tactics_file: str | None = None,
+    calibrate: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given."""
-    from proofsearch.generate.merged import MergedGenerator
+    from proofsearch.generate.merged import calibrated_merge
 
-    portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
-    return MergedGenerator([*_knn_parts("knn-portfolio", index, neighbours, premises), portfolio])
+    parts = _knn_parts("knn-portfolio", index, neighbours, premises)
+    names = [*_PART_NAMES[: len(parts)], "portfolio"]
+    parts.append(_portfolio(prover=prover, tactics_file=tactics_file))
+    signature = f"{prover}/{tactics_file or ''}"
+    index = _need_index("knn-portfolio", index)
+    return calibrated_merge(parts, names, index, calibrate, signature)
 
 
 def _premises(index: IndexPaths | None = None, premises: int = 8, **_: Any) -> TacticGenerator:

@@ -234,6 +234,9 @@ def _state_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
         "state_tactic": np.array(state_tactic, dtype=np.int32),
         # Weight of a feature no recorded state has (online learning may meet one).
         "states.unseen_weight": np.array([math.log1p(max(count, 1))], dtype=np.float64),
+        # Features dropped as too common: seen, not unseen, so online learning must not
+        # give them the unseen weight (it made every learned state everyone's neighbour).
+        "states.dropped_keys": np.unique(hashes[~keep]),
     }
 
 

@@ -27,8 +27,13 @@ from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corp
 from proofsearch.generate.knn.features import goal_features, hash_features
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
+from proofsearch.generate.knn.prefixes import prefixes
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
+
+#: Score of a sentence's prefix relative to the sentence, per part left out.
+PREFIX_PENALTY = -0.7
+_CLOSERS = ("by ", "now ")
 
 
 @dataclass
@@ -50,13 +55,20 @@ class KnnGenerator(TacticGenerator):
         neighbours: int = 0,
         min_similarity: float = 1e-3,
         max_postings: int = 40_000,
+        sentence_prefixes: bool = True,
     ) -> None:
         self.corpus = corpus
         self.index = corpus.states
         self.tactic_table = corpus.tactics
         self.name_table = corpus.state_names
         self.state_tactic = corpus.arrays["state_tactic"]
+        #: Which states keep names to adapt, and the tactic texts decoded so far.
+        self.has_record = np.diff(self.name_table.offsets) > 0
+        self.tactic_text: dict[int, str] = {}
         self.unseen_weight = float(corpus.arrays["states.unseen_weight"][0])
+        #: Features the build dropped as too common (sorted): they weigh nothing here
+        #: either, learned states included.
+        self.dropped_keys = corpus.arrays.get("states.dropped_keys", np.zeros(0, np.int64))
         self.scopes = ScopeCache(
             corpus.table, corpus.arrays["state_module"], corpus.arrays["state_line"]
         )
@@ -69,6 +81,8 @@ class KnnGenerator(TacticGenerator):
         self.forward_keys = corpus.arrays["states.forward_keys"]
         self.forward_values = corpus.arrays["states.forward_values"]
         self.min_similarity = min_similarity
+        #: Offer the steps that begin a compound sentence too (:mod:`.prefixes`).
+        self.sentence_prefixes = sentence_prefixes
         self.learned = _Learned()
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
@@ -143,29 +157,49 @@ class KnnGenerator(TacticGenerator):
             top = np.argpartition(-scores[candidates], wanted - 1)[:wanted]
             candidates = candidates[top]
         candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
-        offsets = self.name_table.offsets
+        # Log similarities (≤ 0) to 6 decimals: the postings are float32, and the exact
+        # and capped passes should not differ in digits that are only rounding.
+        logs = np.minimum(0.0, np.round(np.log(scores[candidates]), 6)).tolist()
+        tactic_ids = self.state_tactic[candidates].tolist()
+        has_record = self.has_record[candidates].tolist()
+        tactic_text = self.tactic_text
         prints: list[tuple[str, str]] | None = None
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
-        for state in candidates.tolist():
-            tactic_id = int(self.state_tactic[state])
-            record = self.name_table[state] if offsets[state + 1] > offsets[state] else ""
+        parts: list[Suggestion] = []
+        for state, tactic_id, score, named in zip(
+            candidates.tolist(), tactic_ids, logs, has_record, strict=True
+        ):
+            record = self.name_table[state] if named else ""
             if (tactic_id, record) in seen:
                 continue  # a better-scored neighbour gave the same suggestion
             seen.add((tactic_id, record))
-            tactic = self.tactic_table[tactic_id]
+            tactic = tactic_text.get(tactic_id)
+            if tactic is None:
+                tactic = tactic_text[tactic_id] = self.tactic_table[tactic_id]
             if record:
                 if prints is None:
                     prints = fingerprints(goal)
-                tactic = adapt(tactic, record, goal, prints)
-            if tactic in tactics:
-                continue
-            tactics.add(tactic)
-            out.append(Suggestion(tactic, min(0.0, math.log(float(scores[state])))))
+                variants = adapt(tactic, record, goal, prints)
+            elif "=>" in tactic or "intro" in tactic or " as " in tactic:
+                variants = adapt(tactic, record, goal, prints)
+            else:
+                variants = [tactic]  # nothing to map, nothing introduced
+            for rank, variant in enumerate(variants):
+                if variant in tactics:
+                    continue
+                tactics.add(variant)
+                variant_score = score - math.log1p(rank) + 0.0 if rank else score + 0.0
+                out.append(Suggestion(variant, variant_score))
+                if self.sentence_prefixes and (";" in variant or variant.startswith(_CLOSERS)):
+                    parts += [
+                        Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
+                        for i, p in enumerate(prefixes(variant))
+                    ]
             if len(out) >= n:
                 break
-        return out
+        return out + parts
 
     # -- online learning -----------------------------------------------------------
 
@@ -175,18 +209,29 @@ class KnnGenerator(TacticGenerator):
         """Weights of the query's features that only learned states have."""
         if not self.learned.tactics:
             return {}
+        dropped = self._dropped(keys)
         return {
             int(key): self.unseen_weight * float(scale)
-            for key, is_known, scale in zip(keys, known, scales, strict=True)
-            if not is_known and int(key) in self.learned.postings
+            for key, is_known, is_dropped, scale in zip(keys, known, dropped, scales, strict=True)
+            if not is_known and not is_dropped and int(key) in self.learned.postings
         }
 
+    def _dropped(self, keys: np.ndarray) -> np.ndarray:
+        """Which of ``keys`` the build dropped as too common."""
+        if len(self.dropped_keys) == 0:
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(self.dropped_keys, keys), len(self.dropped_keys) - 1)
+        return np.asarray(self.dropped_keys[at] == keys)
+
     def _feature_weights(self, goal: ParsedGoal) -> dict[int, float]:
+        """A learned state's feature weights: the index's where it has them, the unseen
+        weight for new features, and none for the features the build dropped."""
         keys, scales = hash_features(goal_features(goal))
         positions, known = self.index.lookup(keys)
         weights = np.full(len(keys), self.unseen_weight, dtype=np.float64) * scales
         weights[known] = self.index.weights[positions]
-        return {int(k): float(w) for k, w in zip(keys, weights, strict=True)}
+        kept = ~self._dropped(keys)
+        return {int(k): float(w) for k, w in zip(keys[kept], weights[kept], strict=True)}
 
     def _from_learned(
         self,
@@ -212,8 +257,16 @@ class KnnGenerator(TacticGenerator):
                 scope, self.learned.scopes[state]
             ):
                 continue
-            tactic = adapt(self.learned.tactics[state], self.learned.names[state], goal)
-            out.append(Suggestion(tactic, min(0.0, math.log(similarity))))
+            variants = adapt(self.learned.tactics[state], self.learned.names[state], goal)
+            score = _log_similarity(similarity)
+            for rank, variant in enumerate(variants):
+                variant_score = score - math.log1p(rank)
+                out.append(Suggestion(variant, variant_score))
+                if self.sentence_prefixes:
+                    out += [
+                        Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
+                        for i, p in enumerate(prefixes(variant))
+                    ]
         return out
 
     def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
@@ -243,6 +296,12 @@ class KnnGenerator(TacticGenerator):
             self.learned.tactics.append(tactic)
             for key, weight in weights.items():
                 self.learned.postings[key].append((state, weight / norm))
+
+
+def _log_similarity(similarity: float) -> float:
+    """A similarity's log (≤ 0), to 6 decimals: the postings are float32, and the exact
+    and capped passes should not differ in digits that are only rounding."""
+    return min(0.0, round(math.log(similarity), 6)) + 0.0
 
 
 def make_knn(index: str, **options: object) -> KnnGenerator:

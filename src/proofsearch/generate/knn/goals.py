@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 SEPARATOR = "============================"
 
@@ -36,9 +37,13 @@ class ParsedGoal:
     hypotheses: tuple[Hyp, ...]
     conclusion: str
 
-    @property
+    @cached_property
     def hypothesis_names(self) -> tuple[str, ...]:
         return tuple(name for h in self.hypotheses for name in h.names)
+
+    @cached_property
+    def hypothesis_name_set(self) -> frozenset[str]:
+        return frozenset(self.hypothesis_names)
 
 
 def tokens(text: str) -> list[str]:

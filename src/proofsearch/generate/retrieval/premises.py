@@ -6,22 +6,45 @@ out), conclusion symbols counting double; documents are premise statements as Co
 prints them, indexed at corpus build time (:mod:`proofsearch.generate.knn.corpus`).
 Rango (2024) found BM25 a stronger premise retriever than a learned dense one for Coq.
 Only premises the theorem may see are ranked (:mod:`proofsearch.generate.knn.scope`).
+
+BM25 alone favours long statements that repeat the goal's symbols (``add_shuffle0``
+over ``add_comm`` for ``n + m = m + n``), and one lemma re-exported by several modules
+(``PeanoNat.Nat.add_comm``, ``NPeano.Nat.add_comm``) filled several places. So BM25
+picks the candidates and a second pass ranks them: a premise whose conclusion has the
+goal's conclusion's shape (local and bound names written ``$``) first, then by the
+cosine of the two symbol bags (each symbol counted, weighted by its rarity), BM25
+breaking ties; copies of one lemma (the same short name and statement, re-exported by
+another module) count once, the shortest name kept.
+Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
+``Z`` lemma does not pass for a ``nat`` one.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from proofsearch.generate.knn.corpus import TraceCorpus
-from proofsearch.generate.knn.features import feature_hash
+from proofsearch.generate.knn.features import (
+    binder_types,
+    feature_hash,
+    local_types,
+    typed_operators,
+)
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
 from proofsearch.generate.knn.scope import Scope, ScopeCache
+from proofsearch.generate.retrieval.naming import open_modules, own_file_name
 from proofsearch.theorem import Theorem
 
 #: Query weight of a symbol by where it occurs in the goal.
 CONCLUSION_WEIGHT, HYPOTHESIS_WEIGHT = 1.0, 0.5
+#: Candidates BM25 hands the second pass, per premise asked for.
+RERANK_FACTOR = 8
+#: Binder syntax: says nothing about what a statement is about.
+_SYNTAX = frozenset({"(", ")", ",", ":", "forall", "fun", "=>", "exists", "∀", "λ"})
 
 
 @dataclass(frozen=True)
@@ -33,7 +56,8 @@ class RetrievedPremise:
     statement: str
     score: float
     applicable: bool
-    #: ``score`` over the score of a premise holding every query symbol once (≤ 1 or so).
+    #: How well the premise matches the goal, in (0, 1]: 1 for a conclusion of the goal's
+    #: shape, else the cosine of the two symbol bags (below 1).
     coverage: float = 1.0
 
 
@@ -53,6 +77,36 @@ def query_terms(goal: ParsedGoal) -> dict[str, float]:
     return terms
 
 
+def conclusion(term_tokens: list[str]) -> list[str]:
+    """The tokens of a statement's conclusion: leading ``forall … ,`` binders and
+    ``A -> …`` hypotheses (at depth 0) taken off."""
+    rest = term_tokens
+    while True:
+        depth, cut = 0, -1
+        binder = bool(rest) and rest[0] in ("forall", "∀")
+        for index, token in enumerate(rest):
+            if token == "(":
+                depth += 1
+            elif token == ")":
+                depth -= 1
+            elif depth == 0 and ((binder and token == ",") or (not binder and token == "->")):
+                cut = index
+                if binder:
+                    break
+        if cut < 0:
+            return rest
+        rest = rest[cut + 1 :]
+
+
+def shape(term_tokens: list[str], hidden: set[str]) -> str:
+    """A conclusion with its local and bound names written ``$``."""
+    return " ".join("$" if t in hidden else t for t in term_tokens)
+
+
+def _symbols(term_tokens: list[str], hidden: set[str]) -> list[str]:
+    return [t for t in term_tokens if t not in hidden and t not in _SYNTAX]
+
+
 class PremiseRetriever:
     """Ranks the premises a theorem may see by BM25 against its goal."""
 
@@ -64,6 +118,10 @@ class PremiseRetriever:
         self.module = corpus.arrays["premise_module"]
         self.applicable = corpus.arrays["premise_applicable"]
         self.scopes = ScopeCache(corpus.table, self.module, corpus.arrays["premise_line"])
+        self._max_idf = float(self.index.weights.max()) if len(self.index.weights) else 1.0
+        self._idf_cache: dict[str, float] = {}
+        self._profiles: dict[int, tuple[str, dict[str, float]]] = {}
+        self._open_modules: dict[str, tuple[str, ...]] = {}
 
     def retrieve(
         self, goal: ParsedGoal, theorem: Theorem, k: int, applicable_only: bool = False
@@ -77,42 +135,116 @@ class PremiseRetriever:
         weights = np.array(list(terms.values()), dtype=np.float64)
         positions, known = self.index.lookup(keys)
         scores = self.index.scores(positions, weights[known])
-        ideal = float(np.sum(weights[known] * self.index.weights[positions])) or 1.0
         if mask is not None:
             scores[~mask] = 0.0
         if applicable_only:
             scores[~self.applicable] = 0.0
         candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > 4 * k:
-            candidates = candidates[np.argpartition(-scores[candidates], 4 * k - 1)[: 4 * k]]
-        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+        wanted = RERANK_FACTOR * k
+        if len(candidates) > wanted:
+            candidates = candidates[np.argpartition(-scores[candidates], wanted - 1)[:wanted]]
+        goal_shape, goal_bag = self._goal_profile(goal)
+        ranked = []
+        for premise in candidates.tolist():
+            statement = self.statements[premise]
+            premise_shape, bag = self._premise_profile(premise, statement)
+            coverage = 1.0 if premise_shape == goal_shape else 0.99 * _cosine(goal_bag, bag)
+            qualified = self.names[premise]
+            key = (-coverage, -float(scores[premise]), len(qualified), qualified)
+            ranked.append((key, premise, statement, qualified, coverage))
+        ranked.sort(key=lambda entry: entry[0])
         out: list[RetrievedPremise] = []
         seen: set[str] = set()
-        for premise in candidates:
-            qualified = self.names[int(premise)]
-            name = self.local_name(qualified, int(self.module[premise]), scope)
-            if name in seen:
-                continue
+        copies: set[tuple[str, str]] = set()
+        opened = self._opened(theorem)
+        for _, premise, statement, qualified, coverage in ranked:
+            name = self.local_name(qualified, int(self.module[premise]), scope, opened)
+            copy = (qualified.rsplit(".", 1)[-1], statement)
+            if name in seen or copy in copies:
+                continue  # a copy: the same lemma re-exported under another module
             seen.add(name)
+            copies.add(copy)
             out.append(
                 RetrievedPremise(
                     name,
                     qualified,
-                    self.statements[int(premise)],
+                    statement,
                     float(scores[premise]),
                     bool(self.applicable[premise]),
-                    min(1.0, float(scores[premise]) / ideal),
+                    max(coverage, 1e-4),
                 )
             )
             if len(out) == k:
                 break
         return out
 
-    def local_name(self, qualified: str, module: int, scope: Scope | None) -> str:
+    def _idf(self, symbol: str) -> float:
+        weight = self._idf_cache.get(symbol)
+        if weight is None:
+            # A typed operator (``+@nat``) weighs what its operator weighs.
+            untyped = symbol.split("@", 1)[0] if "@" in symbol[1:] else symbol
+            key = np.array([feature_hash(untyped)], dtype=np.int64)
+            positions, known = self.index.lookup(key)
+            weight = float(self.index.weights[positions[0]]) if known[0] else self._max_idf
+            if len(self._idf_cache) < 200_000:
+                self._idf_cache[symbol] = weight
+        return weight
+
+    def _bag(self, symbols: dict[str, float]) -> dict[str, float]:
+        return {s: count * self._idf(s) for s, count in symbols.items()}
+
+    def _goal_profile(self, goal: ParsedGoal) -> tuple[str, dict[str, float]]:
+        local = set(goal.hypothesis_names)
+        counts: dict[str, float] = {}
+        for hypothesis in goal.hypotheses:
+            found = tokens(hypothesis.type)
+            for symbol in _symbols(found, local | bound_names(found)):
+                counts[symbol] = counts.get(symbol, 0.0) + HYPOTHESIS_WEIGHT
+        found = tokens(goal.conclusion)
+        hidden = local | bound_names(found)
+        types = {**local_types(goal), **binder_types(found)}
+        for symbol in _symbols(found, hidden) + typed_operators(found, types):
+            counts[symbol] = counts.get(symbol, 0.0) + CONCLUSION_WEIGHT
+        return shape(conclusion(found), hidden), self._bag(counts)
+
+    def _premise_profile(self, premise: int, statement: str) -> tuple[str, dict[str, float]]:
+        cached = self._profiles.get(premise)
+        if cached is None:
+            found = tokens(statement)
+            hidden = bound_names(found)
+            cached = (
+                shape(conclusion(found), hidden),
+                self._bag(
+                    dict(
+                        Counter(
+                            _symbols(found, hidden) + typed_operators(found, binder_types(found))
+                        )
+                    )
+                ),
+            )
+            if len(self._profiles) < 100_000:
+                self._profiles[premise] = cached
+        return cached
+
+    def _opened(self, theorem: Theorem) -> tuple[str, ...]:
+        opened = self._open_modules.get(theorem.name)
+        if opened is None:
+            opened = self._open_modules[theorem.name] = open_modules(theorem)
+        return opened
+
+    def local_name(
+        self, qualified: str, module: int, scope: Scope | None, opened: tuple[str, ...] = ()
+    ) -> str:
         """How a tactic names the premise: its qualified name when it comes from a
-        required library (always unambiguous once loaded); its short name when it comes
-        from the theorem's own file (declared in the header, where the latest
-        declaration of a short name is the one it denotes)."""
+        required library (always unambiguous once loaded); when it comes from the
+        theorem's own file, its path inside the file less the modules the theorem is
+        inside (:mod:`.naming`)."""
         if scope is not None and module == scope.module:
-            return qualified.rsplit(".", 1)[-1]
+            return own_file_name(qualified, self.corpus.table.modules[module], opened)
         return qualified
+
+
+def _cosine(left: dict[str, float], right: dict[str, float]) -> float:
+    dot = sum(weight * right.get(symbol, 0.0) for symbol, weight in left.items())
+    norms = math.sqrt(sum(w * w for w in left.values()) * sum(w * w for w in right.values()))
+    return dot / norms if norms > 0 else 0.0
