@@ -83,6 +83,11 @@ BAD_NUMBERS = [
     ("trace", "--jobs", "0"),
     ("trace", "--timeout", "0"),
     ("check", "--tactic-timeout", "-1"),
+    ("prove", "--timeout", "0"),
+    ("prove", "--num-sampled-tactics", "0"),
+    ("prove", "--max-expansions", "-2"),
+    ("prove", "--workers", "0"),
+    ("prove", "--trace-jobs", "0"),
 ]
 
 
@@ -100,6 +105,7 @@ def test_a_number_out_of_range_is_refused_before_any_work(
         "search": ["search", str(theorems), "-o", str(out), option, value],
         "trace": ["trace", str(tmp_path), option, value],
         "check": ["check", str(out), str(theorems), option, value],
+        "prove": ["prove", str(tmp_path), "--output", str(out), option, value],
     }[command]
     code, _, err = cli(capsys, *argv)
     assert code == 2

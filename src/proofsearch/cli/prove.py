@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING, Any
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 from proofsearch.cli.console import message_console, print_notice
 from proofsearch.cli.errors import CommandError
-from proofsearch.cli.options import add_prover_options, prover_options
-from proofsearch.cli.search import add_generator_options, add_ray_options
+from proofsearch.cli.options import (
+    add_prover_options,
+    default_check_timeout,
+    positive,
+    prover_options,
+)
+from proofsearch.cli.search import add_generator_options, add_ray_options, add_search_budgets
 
 if TYPE_CHECKING:
     from proofsearch.project.plan import HolePlan
@@ -64,7 +69,7 @@ def add_parser(subparsers: Any) -> None:
         "--overwrite", action="store_true", help="forget earlier results: search every hole again"
     )
     parser.add_argument(
-        "--trace-jobs", type=int, default=None, metavar="N",
+        "--trace-jobs", type=positive(int), default=None, metavar="N",
         help="files traced at once (default: the number of CPUs)",
     )  # fmt: skip
     parser.add_argument(
@@ -73,14 +78,7 @@ def add_parser(subparsers: Any) -> None:
         "learn from the project's own trace and --index only",
     )  # fmt: skip
     add_prover_options(parser)
-    budgets = parser.add_argument_group("search budgets")
-    budgets.add_argument(
-        "--timeout", type=float, default=30.0, help="seconds per hole (default: 30)"
-    )
-    budgets.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
-    budgets.add_argument(
-        "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
-    )
+    add_search_budgets(parser, "hole", default_timeout=30.0)
     add_generator_options(parser)
     add_ray_options(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -139,8 +137,6 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         raise Stop(
             f"{project.root}: no proof ends in Admitted ({where}): nothing to do", EXIT_USAGE
         )
-    if args.workers < 1 or (args.trace_jobs is not None and args.trace_jobs < 1):
-        raise Stop("--workers and --trace-jobs must be at least 1", EXIT_USAGE)
     run_dir = cache_root() / "prove" / project_key(project)
     output = args.output or run_dir / "results.jsonl"
     trace_dir = run_dir / "trace"
@@ -204,12 +200,17 @@ def _search(
     """Search the holes not done yet: (every hole's result, the names searched now)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
-    from proofsearch.cli.search import RunFailed, _run, default_generator, generator_options
+    from proofsearch.cli.search import (
+        RunFailed,
+        _run,
+        default_generator,
+        generator_options,
+        search_config,
+    )
     from proofsearch.data.theorems import parse_theorem_lines
     from proofsearch.distributed.spec import WorkerSpec
     from proofsearch.distributed.store import ResultsFileError, ResultsStore, read_results
     from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
-    from proofsearch.search.prover import SearchConfig
 
     args.prover = "coq"
     if args.generator is None:
@@ -219,6 +220,7 @@ def _search(
     try:
         prover_opts = prover_options(args)
         prover_opts["args"] = list(project.args)
+        prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
         gen_options = generator_options(args)
     except ValueError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
@@ -228,13 +230,7 @@ def _search(
         prover_options=prover_opts,
         generator=args.generator,
         generator_options=gen_options,
-        search=SearchConfig(
-            timeout=args.timeout,
-            max_expansions=args.max_expansions,
-            num_sampled_tactics=args.num_sampled_tactics,
-            tactic_timeout=args.tactic_timeout,
-            check=True,
-        ),
+        search=search_config(args, check=True),
     )
     try:
         store = ResultsStore(output, resume=not args.overwrite, overwrite=args.overwrite)

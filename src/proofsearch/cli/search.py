@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the runtime imports stay inside the functions: `--help` sta
     from proofsearch.distributed.events import RunEvents
     from proofsearch.distributed.run import ResultSink
     from proofsearch.distributed.spec import WorkerSpec
+    from proofsearch.search.prover import SearchConfig
     from proofsearch.theorem import Theorem
 
 
@@ -58,23 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--limit", type=positive(int), default=None, help="only the first N theorems"
     )
     add_prover_options(parser)
-    search = parser.add_argument_group("search budgets")
-    search.add_argument(
-        "--timeout", type=positive(float), default=60.0, help="seconds per theorem (default: 60)"
-    )
-    search.add_argument(
-        "--budget-after-header", action="store_true",
-        help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
-    )  # fmt: skip
-    search.add_argument(
-        "--max-expansions", type=positive(int), default=None, help="nodes expanded at most"
-    )
-    search.add_argument(
-        "--num-sampled-tactics",
-        type=positive(int),
-        default=64,
-        help="tactics per expansion (default: 64)",
-    )
+    search = add_search_budgets(parser, "theorem", default_timeout=60.0)
     search.add_argument(
         "--no-check", action="store_true",
         help="do not re-check proofs from scratch (results then say checked: false)",
@@ -83,6 +68,43 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     add_ray_options(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     parser.set_defaults(func=run)
+
+
+def add_search_budgets(
+    parser: argparse.ArgumentParser, unit: str, default_timeout: float
+) -> argparse._ArgumentGroup:
+    """The budget options ``search`` and ``prove`` share (one set of checks for both)."""
+    group = parser.add_argument_group("search budgets")
+    group.add_argument(
+        "--timeout", type=positive(float), default=default_timeout,
+        help=f"seconds per {unit} (default: {default_timeout:g})",
+    )  # fmt: skip
+    group.add_argument(
+        "--budget-after-header", action="store_true",
+        help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
+    )  # fmt: skip
+    group.add_argument(
+        "--max-expansions", type=positive(int), default=None, help="nodes expanded at most"
+    )
+    group.add_argument(
+        "--num-sampled-tactics", type=positive(int), default=64,
+        help="tactics per expansion (default: 64)",
+    )  # fmt: skip
+    return group
+
+
+def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
+    """The search's budgets from the options :func:`add_search_budgets` added."""
+    from proofsearch.search.prover import SearchConfig
+
+    return SearchConfig(
+        timeout=args.timeout,
+        max_expansions=args.max_expansions,
+        num_sampled_tactics=args.num_sampled_tactics,
+        tactic_timeout=args.tactic_timeout,
+        check=check,
+        budget_after_open=args.budget_after_header,
+    )
 
 
 def add_generator_options(parser: argparse.ArgumentParser) -> None:
@@ -223,7 +245,6 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.cli.traces import check_places, index_list, open_traces, recorded_coq_args
     from proofsearch.data.summary import summarize, summary_table
     from proofsearch.distributed.store import ResultsFileError, ResultsStore
-    from proofsearch.search.prover import SearchConfig
     from proofsearch.search.result import Status
 
     console = message_console()
@@ -263,14 +284,7 @@ def run(args: argparse.Namespace) -> int:
         prover_options=prover_opts,
         generator=args.generator,
         generator_options=gen_options,
-        search=SearchConfig(
-            timeout=args.timeout,
-            max_expansions=args.max_expansions,
-            num_sampled_tactics=args.num_sampled_tactics,
-            tactic_timeout=args.tactic_timeout,
-            check=not args.no_check,
-            budget_after_open=args.budget_after_header,
-        ),
+        search=search_config(args, check=not args.no_check),
     )
     retry = [Status.ERROR] if args.retry_errors else []
     if os.path.isdir(args.output):
