@@ -204,6 +204,14 @@ def test_bad_project_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "missing" in err[0] and "no such folder" in err[0]
+    unbuilt = tmp_path / "unbuilt"
+    (unbuilt / "theories").mkdir(parents=True)
+    (unbuilt / "_CoqProject").write_text("-R theories Lib\n")
+    (unbuilt / "theories" / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
+    argv = ["bench", "extract-coq", "--project", str(unbuilt), "--out", str(tmp_path / "x")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "theories/A.v is not compiled" in err[0]
     argv = ["bench", "extract-coq", "--library", "no.such.lib", "--out", str(tmp_path / "x")]
     assert main(argv) == 2
     assert "no.such.lib" in capsys.readouterr().err

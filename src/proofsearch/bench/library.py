@@ -58,6 +58,17 @@ class CoqLibrary:
     #: Parts whose lemmas are skipped because every ``coqc`` loads them (``Init``).
     prelude_parts: frozenset[str] = frozenset()
 
+    #: Where the compiled ``.vo`` of a source lives, when it is not beside it (dune).
+    built: dict[Path, Path] = field(default_factory=dict)
+
+    def uncompiled(self) -> LibraryFile | None:
+        """The first file whose ``.vo`` is missing (its lemmas' later files cannot load it)."""
+        for entry in self.files:
+            vo = self.built.get(entry.path, entry.path.with_suffix(".vo"))
+            if not vo.is_file():
+                return entry
+        return None
+
     def select(self, patterns: Sequence[str]) -> None:
         """Keep the files matching a glob on their path (``*/seq.v``) or a module prefix."""
         if not patterns:
@@ -174,6 +185,7 @@ def project_library(folder: Path, coqc: str = "coqc") -> CoqLibrary:
             file = path.relative_to(root).as_posix()
             module = _module(prefix, path.relative_to(source.resolve()).as_posix())
             library.files.append(LibraryFile(path, file, module, module))
+            library.built[path] = (built / path.name).with_suffix(".vo")
     return library
 
 

@@ -245,6 +245,12 @@ def library_of(args: argparse.Namespace) -> CoqLibrary | None:
     except (LibraryError, OSError, subprocess.CalledProcessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
+    missing = library.uncompiled() if args.project is not None else None
+    if missing is not None:
+        message = f"{missing.file} is not compiled (no .vo): build the project first"
+        print(f"error: --project {args.project}: {message} (make, or proofsearch trace DIR)",
+              file=sys.stderr)  # fmt: skip
+        return None
     return library
 
 
