@@ -50,6 +50,10 @@ $(STAMP): pyproject.toml
 # (any of 8.16-8.20, 9.0-9.2 works; Debian 12 ships 8.16, Debian 13 8.20).
 # Rocq 9 (Debian 14) ships the stdlib as its own package, which `coq` does not pull in.
 COQ_STDLIB_PKG = $$(apt-cache show libcoq-stdlib >/dev/null 2>&1 && echo libcoq-stdlib)
+# math-comp's ssreflect (with its .v sources) for `bench extract-coq --library
+# mathcomp.ssreflect` and tests/libs, installed for Debian's Coq where apt can; elsewhere
+# those tests skip. Never libcoq-stdpp: another benchmark needs it absent.
+MATHCOMP_PKG = libcoq-mathcomp-ssreflect
 coq:
 	@if command -v coqidetop.opt >/dev/null 2>&1 || command -v coqidetop >/dev/null 2>&1; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -61,6 +65,21 @@ coq:
 	else \
 		echo "Coq is missing: install Coq 8.16-8.20 or Rocq 9.0-9.2 (Debian/Ubuntu:" \
 		     "sudo apt-get install coq; elsewhere: opam install coq.8.20.1), then run make again."; exit 1; \
+	fi
+	@if [ -d "$$(coqc -where 2>/dev/null)/user-contrib/mathcomp/ssreflect" ]; then exit 0; fi; \
+	if ! dpkg -s coq >/dev/null 2>&1 || ! apt-cache show $(MATHCOMP_PKG) >/dev/null 2>&1; then \
+		echo "math-comp's ssreflect is missing and apt cannot install it for this Coq:" \
+		     "the tests that need it are skipped (tests/libs, the math-comp benchmark)"; exit 0; \
+	fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing math-comp's ssreflect (apt-get install -y $(MATHCOMP_PKG))"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(MATHCOMP_PKG); \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+		echo "installing math-comp's ssreflect (sudo apt-get install -y $(MATHCOMP_PKG))"; \
+		sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(MATHCOMP_PKG); \
+	else \
+		echo "math-comp's ssreflect is missing (sudo apt-get install $(MATHCOMP_PKG)):" \
+		     "the tests that need it are skipped"; \
 	fi
 
 # CoqHammer and its provers, for the baselines of `make bench`.

@@ -20,8 +20,11 @@ would happily "prove" ``Bool.andb_true_iff`` with ``use: Bool.andb_true_iff``. F
 theorems with a ``file`` field (the stdlib benchmark), the libraries the Hammer import
 loads beyond the header's own are therefore (1) filtered out of hammer's premise
 selection (``Add Hammer Filter``), and (2) checked after the fact: a re-checked proof
-whose ``Print All Dependencies`` names a constant of such a library is reported as an
-``error`` ("leak"), like a proof the re-check rejects.
+whose ``Print All Dependencies`` names a constant of such a library (each name located
+to its full path, so math-comp's ``eqtype.Equality`` is not the stdlib's
+``Program.Equality``) is reported as an ``error`` ("leak"), like a proof the re-check
+rejects. A theorem's own library is its ``module`` field (the library benchmarks), else
+the stdlib module of its ``file``.
 
 The ``hammer`` and ``sauto`` results carry ``header_suffix`` (the Hammer import their
 proofs need after the theorem's header); ``proofsearch export`` appends it.
@@ -285,17 +288,23 @@ _HAMMER_LIBRARIES: dict[str, frozenset[str]] = {}
 def forbidden_libraries(theorem: Theorem, config: BaselineConfig, line: str) -> frozenset[str]:
     """Libraries that ``line`` (a Hammer import) loads beyond the theorem's header.
 
-    Only for theorems that say which ``file`` they come from (the stdlib benchmark),
-    whose protocol allows nothing beyond the header; the lemma's own file is always in.
+    Only for theorems that say which ``file`` they come from (the library benchmarks),
+    whose protocol allows nothing beyond the header; the lemma's own module (its
+    ``module`` field, else the stdlib module of its ``file``) is always in.
     """
     file = theorem.extra.get("file")
+    module = theorem.extra.get("module")
     if not isinstance(file, str) or not file.endswith(".v"):
         return frozenset()
     if line not in _HAMMER_LIBRARIES:
         _HAMMER_LIBRARIES[line] = loaded_libraries("", "", config, line)
     footer = str(theorem.extra.get("footer") or "")
     header = loaded_libraries(theorem.header, footer, config)
-    own = stdlib_module(file, binary_version(config.coq.coqc).stdlib_prefix)
+    own = (
+        module
+        if isinstance(module, str) and module
+        else stdlib_module(file, binary_version(config.coq.coqc).stdlib_prefix)
+    )
     extra = {lib for lib in _HAMMER_LIBRARIES[line] - header if not lib.startswith("Hammer.")}
     return frozenset({*extra, own})
 
@@ -305,13 +314,15 @@ def leaked_dependencies(
 ) -> list[str]:
     """Constants of ``forbidden`` libraries the proof depends on (transitively).
 
-    ``Print All Dependencies`` prints short names (``Bool.andb_true_iff``): a name whose
-    module part ends with a forbidden library's last component (``Bool`` for
-    ``Coq.Bool.Bool``) comes from that library, since the header never loads it.
+    ``Print All Dependencies`` prints the shortest names that are unambiguous where it
+    runs (``Bool.andb_true_iff``, ``eqtype.Equality.sort``), which say nothing sure about
+    the library: ``Equality`` is both math-comp's ``eqtype.Equality`` module and the
+    stdlib's ``Coq.Program.Equality`` file. Each name is therefore resolved to its full
+    path with ``Locate Term`` in the same place, and counts as a leak only when that path
+    lies inside a forbidden library.
     """
     if not forbidden:
         return []
-    short = {lib.rsplit(".", 1)[-1] for lib in forbidden}
     qualid = str(theorem.extra.get("qualid") or statement_name(theorem.statement) or "")
     footer = str(theorem.extra.get("footer") or "").strip()
     script = proof_script(theorem.header, theorem.statement, proof) + (
@@ -324,21 +335,72 @@ def leaked_dependencies(
             f"Print All Dependencies LeakCheck.{qualid}.\n"
         )
         for name in ("LeakCheck.v", "Dependencies.v"):
-            done = subprocess.run(
-                [config.coq.coqc, *config.coq.args, "-Q", tmp, "", name],
-                cwd=tmp, capture_output=True, text=True, check=False, timeout=600,
-            )  # fmt: skip
+            done = _coqc(config, tmp, name)
             if done.returncode != 0:
                 return [f"(cannot list the dependencies: {_last_error(done.stderr)})"]
-    leaks = []
-    for line in done.stdout.splitlines():
-        # "name : type" (8.16), or "name :" with the type on the next lines (8.20, 9.x).
+        names = dependency_names(done.stdout)
+        Path(tmp, "Located.v").write_text(
+            "Require LeakCheck.\nSet Printing Width 100000.\n"
+            + "".join(f"Locate Term {name}.\n{_LOCATE_SEPARATOR}\n" for name in names)
+        )
+        located = _coqc(config, tmp, "Located.v")
+        if located.returncode != 0:
+            return [f"(cannot locate the dependencies: {_last_error(located.stderr)})"]
+    try:
+        paths = located_paths(located.stdout, len(names))
+    except ValueError as exc:
+        return [f"(cannot locate the dependencies: {exc})"]
+    return [
+        name
+        for name, path in zip(names, paths, strict=True)
+        if any(path.startswith(lib + ".") for lib in forbidden)
+    ]
+
+
+#: Printed between two ``Locate`` answers (``Module LeakCheck``), to tell them apart.
+_LOCATE_SEPARATOR = "Locate Module LeakCheck."
+_LOCATED = re.compile(r"^(?:Constant|Inductive|Constructor|Projection|Ltac|Notation)\s+(\S+)")
+
+
+def dependency_names(printed: str) -> list[str]:
+    """The names ``Print All Dependencies`` lists, in order.
+
+    "name : type" (8.16), or "name :" with the type on the next lines (8.20, 9.x).
+    """
+    names = []
+    for line in printed.splitlines():
         match = re.match(r"([^\s:]\S*) :(?: |$)", line)
-        name = match.group(1) if match else ""
-        modules = name.split(".")[:-1]
-        if any(part in short for part in modules):
-            leaks.append(name)
-    return leaks
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def located_paths(printed: str, count: int) -> list[str]:
+    """The full path of each ``Locate Term`` answer (its first line), in order.
+
+    Answers are separated by the ``Module LeakCheck`` line of :data:`_LOCATE_SEPARATOR`;
+    an answer without a path gives ``""`` (never a leak, but never silently shifted).
+    """
+    paths: list[str] = []
+    current: str | None = None
+    for line in printed.splitlines():
+        if re.match(r"^Module\s+LeakCheck\b", line):
+            paths.append(current or "")
+            current = None
+            continue
+        match = _LOCATED.match(line)
+        if match and current is None:
+            current = match.group(1)
+    if len(paths) != count:
+        raise ValueError(f"Locate gave {len(paths)} answers for {count} names")
+    return paths
+
+
+def _coqc(config: BaselineConfig, folder: str, name: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [config.coq.coqc, *config.coq.args, "-Q", folder, "", name],
+        cwd=folder, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
 
 
 def _leak_check(

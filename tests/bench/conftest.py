@@ -20,6 +20,22 @@ requires_hammer = pytest.mark.skipif(
 )
 
 
+def mathcomp_installed() -> bool:
+    """Whether math-comp's ssreflect library (with its ``.v`` sources) is installed."""
+    if shutil.which("coqc") is None:
+        return False
+    from proofsearch.env.coq.version import coq_where
+
+    return (coq_where() / "user-contrib" / "mathcomp" / "ssreflect" / "eqtype.v").is_file()
+
+
+requires_mathcomp = pytest.mark.skipif(
+    not mathcomp_installed(),
+    reason="math-comp's ssreflect is not installed (Debian: apt-get install "
+    "libcoq-mathcomp-ssreflect; make coq installs it where apt can)",
+)
+
+
 def coq_version() -> str:
     """The installed Coq's version ("" without Coq)."""
     if shutil.which("coqc") is None:

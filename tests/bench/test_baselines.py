@@ -14,7 +14,7 @@ from proofsearch.env.coq.version import binary_version
 from proofsearch.search.result import SearchResult, Status
 from proofsearch.theorem import Theorem
 
-from .conftest import ROOT, requires_coq, requires_hammer
+from .conftest import ROOT, requires_coq, requires_hammer, requires_mathcomp
 
 
 def load_baselines() -> ModuleType:
@@ -145,3 +145,46 @@ def test_leaks_through_the_hammer_import_are_caught() -> None:
     assert f"{stdlib}.Bool.Bool" not in baselines.forbidden_libraries(
         elsewhere, config, baselines.TACTICS_IMPORT
     )
+
+
+@requires_hammer
+@requires_mathcomp
+def test_leak_check_resolves_names_to_their_library() -> None:
+    """math-comp's ``eqtype.Equality.sort`` is not the stdlib's ``Coq.Program.Equality``
+    (which the Hammer import loads and a math-comp header does not): a proof through
+    ``eqtype``, which the header loads, is no leak. Before names were located, the
+    check matched the ``Equality`` component and reported four such constants."""
+    header = "From mathcomp Require Import ssreflect ssrfun ssrbool eqtype.\n"
+    statement = "Lemma same (T : eqType) (x : T) : x == x."
+    extra = {"file": "seq.v", "module": "mathcomp.ssreflect.seq"}
+    theorem = Theorem("seq.v:same", statement, header, extra=extra)
+    config = baselines.BaselineConfig()
+    forbidden = baselines.forbidden_libraries(theorem, config, baselines.HAMMER_IMPORT)
+    stdlib = binary_version("coqc").stdlib_prefix
+    assert {"mathcomp.ssreflect.seq", f"{stdlib}.Program.Equality"} <= forbidden
+    assert "mathcomp.ssreflect.eqtype" not in forbidden
+    target = baselines.with_header_suffix(theorem, baselines.HAMMER_IMPORT)
+    assert baselines.leaked_dependencies(target, ["by rewrite eqxx"], forbidden, config) == []
+    # The same proof is a leak when eqtype is what the protocol forbids.
+    eqtype = frozenset({"mathcomp.ssreflect.eqtype"})
+    leaks = baselines.leaked_dependencies(target, ["by rewrite eqxx"], eqtype, config)
+    assert "eqtype.Equality.sort" in leaks and "eqtype.eq_refl" in leaks
+
+
+def test_locate_answers_are_read_in_order() -> None:
+    printed = (
+        "Constant mathcomp.ssreflect.eqtype.Equality.sort\n"
+        "  (shorter name to refer to it in current context is eqtype.Equality.sort)\n"
+        "Module LeakCheck\n"
+        "No object of basename foo\n"
+        "Module LeakCheck\n"
+        "Inductive Coq.Init.Datatypes.nat\nConstant Other.nat\n"
+        "Module LeakCheck\n"
+    )
+    assert baselines.located_paths(printed, 3) == [
+        "mathcomp.ssreflect.eqtype.Equality.sort",
+        "",
+        "Coq.Init.Datatypes.nat",
+    ]
+    with pytest.raises(ValueError, match="2 names"):
+        baselines.located_paths("Module LeakCheck\n", 2)

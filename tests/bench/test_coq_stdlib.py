@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -302,3 +303,31 @@ def test_section_lemma_opens_and_closes_in_coqidetop(
         session = prover.open(theorem)
         outcome = session.apply(session.root, "induction l; simpl; congruence")
     assert isinstance(outcome, Proved)
+
+
+@requires_coq
+def test_extract_coq_stdlib_is_extract_coq_on_the_stdlib(tmp_path: Path) -> None:
+    """One code path: the shortcut and ``extract-coq --root`` write the same entries, each
+    with its stdlib ``module``; ``--only`` keeps the matching files, or is one error line."""
+    from proofsearch.cli import main
+    from proofsearch.env.coq.version import binary_version
+
+    root = tmp_path / "theories"
+    (root / "Demo").mkdir(parents=True)
+    (root / "Demo" / "Synth.v").write_text(SYNTHETIC)
+    (root / "Other.v").write_text("Lemma o : True.\nProof. exact I. Qed.\n")
+    common = ["--root", str(root), "--no-validate", "--open-check", "off", "--quiet"]
+    outs = []
+    for command in ("extract-coq-stdlib", "extract-coq"):
+        out = tmp_path / f"{command}.jsonl"
+        assert main(["bench", command, *common, "--out", str(out)]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+    records = [json.loads(line) for line in outs[0].splitlines()]
+    prefix = binary_version("coqc").stdlib_prefix
+    assert {r["module"] for r in records} == {f"{prefix}.Demo.Synth", f"{prefix}.Other"}
+    only = tmp_path / "only.jsonl"
+    assert main(["bench", "extract-coq", *common, "--only", "Demo/*.v", "--out", str(only)]) == 0
+    assert {r["file"] for r in map(json.loads, only.read_text().splitlines())} == {"Demo/Synth.v"}
+    argv = ["bench", "extract-coq", *common, "--only", "Nope/*.v", "--out", str(only)]
+    assert main(argv) == 2

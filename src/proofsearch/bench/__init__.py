@@ -1,5 +1,7 @@
-"""Benchmark tooling: the Coq standard library benchmark, built and restored.
+"""Benchmark tooling: Coq library benchmarks (the stdlib, installed libraries, projects).
 
+- :mod:`~proofsearch.bench.library`: which library (files, modules, loadpath) a benchmark
+  is drawn from; one pipeline for all;
 - :mod:`~proofsearch.bench.stdlib_extract`: lemmas and their headers, read from sources;
 - :mod:`~proofsearch.bench.stdlib_sample`: the seeded stratified sample;
 - :mod:`~proofsearch.bench.stdlib_validate`: compiling each lemma outside the library;

@@ -1,7 +1,9 @@
-"""The whole stdlib benchmark: extract, sample, validate, with the counts of every stage.
+"""A library benchmark: extract, sample, validate, with the counts of every stage.
 
-Lemmas that do not compile outside the library are replaced by the next ones drawn
-from their part, so the sample keeps its size and stratification.
+One pipeline for every :class:`~proofsearch.bench.library.CoqLibrary` (the stdlib, an
+installed library, a project). Lemmas that do not compile outside the library are
+replaced by the next ones drawn from their part, so the sample keeps its size and
+stratification.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proofsearch.bench.stdlib_extract import SKIP_REASONS, Extraction, StdlibLemma, extract_library
+from proofsearch.bench.library import CoqLibrary
+from proofsearch.bench.stdlib_extract import SKIP_REASONS, Extraction, StdlibLemma
 from proofsearch.bench.stdlib_sample import sample_stratified
 from proofsearch.bench.stdlib_validate import (
     DEFAULT_TIMEOUT,
@@ -76,12 +79,14 @@ class Benchmark:
         ]
         for scope, count in sorted(ex.kept_by_scope().items()):
             lines.append(f"  {scope}: {count}")
-        lines.append(f"lemmas skipped: {len(ex.skipped)}")
+        lines.append(f"lemmas skipped (no usable reference proof): {len(ex.skipped)}")
         for reason, count in ex.skipped_by_reason().most_common():
             lines.append(f"  {reason}: {count} ({SKIP_REASONS.get(reason, reason)})")
         if self.validated:
             drawn = len(self.sample) + len(self.rejected)
-            lines.append(f"drawn and compiled: {drawn}; rejected: {len(self.rejected)}")
+            lines.append(
+                f"drawn and compiled: {drawn}; reference proofs dropped: {len(self.rejected)}"
+            )
             for reason, count in self.rejected_by_reason().most_common():
                 lines.append(f"  {reason}: {count} ({VALIDATION_REASONS.get(reason, reason)})")
         lines.append(f"sample: {len(self.sample)}")
@@ -112,6 +117,7 @@ class _SampleValidator:
     store: ValidationCache
     jobs: int | None
     coqc: str
+    args: tuple[str, ...]
     timeout: float
     progress: Callable[[StdlibLemma, Validation], None] | None
     open_check: str
@@ -133,7 +139,12 @@ class _SampleValidator:
     def _compile(self, batch: list[StdlibLemma]) -> None:
         todo = [lemma for lemma in batch if self.store.get(lemma, "coqc") is None]
         verdicts = validate_all(
-            todo, jobs=self.jobs, coqc=self.coqc, timeout=self.timeout, progress=self.progress
+            todo,
+            jobs=self.jobs,
+            coqc=self.coqc,
+            args=self.args,
+            timeout=self.timeout,
+            progress=self.progress,
         )
         for lemma, verdict in zip(todo, verdicts, strict=True):
             self.store.put(lemma, "coqc", verdict)
@@ -144,7 +155,7 @@ class _SampleValidator:
             for lemma, verdict in zip(batch, compiled, strict=True)
             if verdict is not None and verdict.ok and self.store.get(lemma, "open") is None
         ]
-        for lemma, verdict in zip(todo, check_opens(todo, self.progress), strict=True):
+        for lemma, verdict in zip(todo, check_opens(todo, self.progress, self.args), strict=True):
             self.store.put(lemma, "open", verdict)
         for lemma in batch:
             opened = self.store.get(lemma, "open")
@@ -167,7 +178,7 @@ class _SampleValidator:
 
 
 def build_benchmark(
-    root: Path,
+    library: CoqLibrary,
     *,
     sample: int | None,
     seed: int = 0,
@@ -190,8 +201,10 @@ def build_benchmark(
     """
     if open_check not in OPEN_CHECKS:
         raise ValueError(f"open_check must be one of {', '.join(OPEN_CHECKS)}")
-    extraction = extract_library(root)
-    validator = _SampleValidator(ValidationCache(cache), jobs, coqc, timeout, progress, open_check)
+    extraction = library.extract()
+    validator = _SampleValidator(
+        ValidationCache(cache), jobs, coqc, tuple(library.args), timeout, progress, open_check
+    )
     n = len(extraction.lemmas) if sample is None else sample
     chosen = sample_stratified(extraction.lemmas, n, seed, validator if validate_sample else None)
     benchmark = Benchmark(extraction, chosen, validator.rejected, validated=validate_sample)

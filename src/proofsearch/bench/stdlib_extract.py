@@ -82,6 +82,9 @@ class StdlibLemma:
     index: int
     sentences: Sequence[Sentence] = field(repr=False, default=())
     allowed_axioms: tuple[str, ...] = ()
+    #: The file's logical name (``Coq.Arith.PeanoNat``, ``mathcomp.ssreflect.seq``):
+    #: what ``--index`` scopes the lemma by, and what its header must never load.
+    module: str = ""
 
     @property
     def name(self) -> str:
@@ -121,6 +124,7 @@ class StdlibLemma:
             "qualid": self.qualid,
             "reference_proof": self.reference_proof,
             "allowed_axioms": list(self.allowed_axioms),
+            **({"module": self.module} if self.module else {}),
             "file": self.file,
             "line": self.line,
             "part": self.part,
@@ -218,10 +222,23 @@ def _reference_proof(
     return "no_proof_end"
 
 
-def extract_file(path: Path, root: Path) -> Extraction:
-    """Parse one ``.v`` file of the library rooted at ``root`` (no Coq involved)."""
+def extract_file(
+    path: Path,
+    root: Path,
+    *,
+    module: str = "",
+    part: str | None = None,
+    prelude_parts: frozenset[str] = frozenset({"Init"}),
+) -> Extraction:
+    """Parse one ``.v`` file of the library rooted at ``root`` (no Coq involved).
+
+    ``part`` (the stratum of the sample) defaults to the file's top-level folder;
+    lemmas of a part in ``prelude_parts`` are skipped (``init``): the stdlib's
+    ``Init/`` is loaded by every ``coqc``. ``module`` is the file's logical name.
+    """
     relative = path.relative_to(root).as_posix()
-    part = relative.split("/", 1)[0] if "/" in relative else "(top)"
+    if part is None:
+        part = relative.split("/", 1)[0] if "/" in relative else "(top)"
     result = Extraction(files=1)
     text = path.read_text(encoding="utf-8")
     try:
@@ -249,7 +266,7 @@ def extract_file(path: Path, root: Path) -> Extraction:
         line = _line_of(text, sentence.start)
         kinds = {s.kind for s in scopes}
         reason: str | None = None
-        if part == "Init":
+        if part in prelude_parts:
             reason = "init"
         elif "module_type" in kinds:
             reason = "in_module_type"
@@ -287,6 +304,7 @@ def extract_file(path: Path, root: Path) -> Extraction:
                     scopes=tuple(scopes),
                     index=index,
                     sentences=sentences,
+                    module=module,
                 )
             )
         index = max(end, index + 1)

@@ -40,6 +40,8 @@ VALIDATION_REASONS: dict[str, str] = {
     "footer_fails": "closing the open sections/modules fails",
     "timeout": "compiling took longer than the limit",
     "assumptions_fail": "Print Assumptions could not be read",
+    "header_leaks": "the header loads the lemma's own module (or one that requires it) from"
+    " the installed library, so the lemma would be reachable",
     "idetop_fails": "coqc accepts it but it does not open in CoqProver (coqidetop, sentence by"
     " sentence as the search sends it)",
 }
@@ -56,6 +58,15 @@ class Validation:
     seconds: float = 0.0
     #: Which check: ``coqc`` (compile and axioms) or ``open`` (CoqProver).
     check: str = "coqc"
+
+
+#: What ``Print Libraries`` prints before the loaded libraries.
+LIBRARIES_MARK = "Loaded library files:"
+
+
+def loaded_names(printed: str) -> frozenset[str]:
+    """The logical names in ``Print Libraries``' list (the text after its mark)."""
+    return frozenset(word for word in printed.split() if re.fullmatch(r"[\w.']+", word))
 
 
 _ERROR_LINE = re.compile(r'File "[^"]*", line (\d+)')
@@ -91,7 +102,11 @@ def validate(
     """Compile the lemma with its reference proof and read its ``Print Assumptions``.
 
     Two ``coqc`` runs, as in the proof re-checker: the script, then a file that only
-    ``Require``s it and prints the assumptions of the lemma's qualified name.
+    ``Require``s it and prints the assumptions of the lemma's qualified name, and the
+    libraries loaded (``Print Libraries``). Those are exactly the header's (with their
+    transitive requires): if the lemma's own ``module`` is among them, a compiled copy
+    of the lemma is in reach (``header_leaks``). A later module (one requiring the
+    lemma's) cannot be loaded without loading the lemma's too, so this covers both.
     """
     start = time.perf_counter()
     script = lemma.script()
@@ -101,6 +116,7 @@ def validate(
         (folder / "Assumptions.v").write_text(
             f"Require {CHECK_MODULE}.\nSet Printing Width 100000.\n"
             f"Print Assumptions {CHECK_MODULE}.{lemma.qualid}.\n"
+            f"Print Libraries.\n"
         )
         try:
             compiled = subprocess.run(
@@ -123,7 +139,15 @@ def validate(
     seconds = time.perf_counter() - start
     if printed.returncode != 0:
         return Validation(False, "assumptions_fail", printed.stderr.strip()[-2000:], (), seconds)
-    clean, axioms, other = parse_assumptions(printed.stdout)
+    assumptions, _, libraries = printed.stdout.partition(LIBRARIES_MARK)
+    if lemma.module and lemma.module in loaded_names(libraries):
+        return Validation(
+            False,
+            "header_leaks",
+            f"the header loads {lemma.module}, the lemma's own module",
+            seconds=seconds,
+        )
+    clean, axioms, other = parse_assumptions(assumptions)
     if not clean:
         return Validation(False, "assumptions_fail", other or printed.stdout[-2000:], (), seconds)
     # Axioms the header declares print as ``StdlibBench.foo`` here and as
@@ -180,7 +204,8 @@ class ValidationCache:
 
     @staticmethod
     def key(lemma: StdlibLemma, check: str) -> str:
-        digest = hashlib.sha256(f"{check}\0{lemma.qualid}\0{lemma.script()}".encode())
+        text = f"{check}\0{lemma.qualid}\0{lemma.module}\0{lemma.script()}"
+        digest = hashlib.sha256(text.encode())
         return f"{check}:{lemma.name}:{digest.hexdigest()[:24]}"
 
     def get(self, lemma: StdlibLemma, check: str) -> Validation | None:
@@ -198,6 +223,7 @@ class ValidationCache:
 def check_opens(
     lemmas: Sequence[StdlibLemma],
     progress: Callable[[StdlibLemma, Validation], None] | None = None,
+    args: Sequence[str] = (),
 ) -> list[Validation]:
     """Open each lemma in :class:`CoqProver`, as the search will, in file order.
 
@@ -207,12 +233,12 @@ def check_opens(
     prover's line cache share each file's prefix.
     """
     from proofsearch.env.base import EnvError
-    from proofsearch.env.coq.backend import CoqProver
+    from proofsearch.env.coq.backend import CoqConfig, CoqProver
     from proofsearch.theorem import Theorem
 
     order = sorted(range(len(lemmas)), key=lambda i: (lemmas[i].file, lemmas[i].index))
     verdicts: dict[int, Validation] = {}
-    with CoqProver() as prover:
+    with CoqProver(CoqConfig(args=tuple(args))) as prover:
         for i in order:
             lemma = lemmas[i]
             record = lemma.to_record()

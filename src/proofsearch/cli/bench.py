@@ -1,6 +1,7 @@
 """``proofsearch bench``: benchmark tooling, one sub-subcommand each.
 
-``extract-coq-stdlib`` builds the Coq standard-library benchmark and ``restore-coq-stdlib``
+``extract-coq`` builds a benchmark from any Coq project or installed library,
+``extract-coq-stdlib`` is its shortcut for the standard library, and ``restore-coq-stdlib``
 puts the headers back into its committed index (see
 :mod:`proofsearch.bench`). Further tools (the engine benchmark) register
 themselves in :data:`BENCH_COMMANDS`: each entry adds its parser to the ``bench``
@@ -17,36 +18,29 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
 
+if TYPE_CHECKING:
+    from proofsearch.bench.library import CoqLibrary
 
-def add_extract_parser(bench: Any) -> None:
-    """Register ``bench extract-coq-stdlib``."""
-    parser = bench.add_parser(
-        "extract-coq-stdlib",
-        help="build a theorem file from the Coq standard library's lemmas",
-        description=(
-            "Turn each lemma of the installed Coq standard library into a theorem-file "
-            "entry whose header is everything before it in its file. With --sample, draw "
-            "a seeded sample stratified by the library's parts, compile every drawn "
-            "lemma with its reference proof outside the library, replace the ones that "
-            "fail, and record the axioms each reference proof rests on."
-        ),
-    )
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        help="the stdlib's source folder (default: $(coqc -where)/theories for Coq 8.x, "
-        "$(coqc -where)/user-contrib/Stdlib for Rocq 9)",
-    )
+
+def _add_extract_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``extract-coq`` and ``extract-coq-stdlib`` share (one code path)."""
     parser.add_argument(
         "--sample", type=int, default=None, metavar="N", help="draw N lemmas (default: all)"
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="theorem file (JSONL) to write")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="repeatable: draw only from files whose path matches a glob (*/seq.v) or whose "
+        "module has this prefix (mathcomp.ssreflect.seq); e.g. a library's later files",
+    )
     parser.add_argument(
         "--no-validate",
         action="store_true",
@@ -83,6 +77,63 @@ def add_extract_parser(bench: Any) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(bench_func=run_extract)
+
+
+def add_extract_parser(bench: Any) -> None:
+    """Register ``bench extract-coq-stdlib``, the stdlib's shortcut of ``extract-coq``."""
+    parser = bench.add_parser(
+        "extract-coq-stdlib",
+        help="build a theorem file from the Coq standard library's lemmas",
+        description=(
+            "Turn each lemma of the installed Coq standard library into a theorem-file "
+            "entry whose header is everything before it in its file. With --sample, draw "
+            "a seeded sample stratified by the library's parts, compile every drawn "
+            "lemma with its reference proof outside the library, replace the ones that "
+            "fail, and record the axioms each reference proof rests on. The same as "
+            "'extract-coq' on the standard library."
+        ),
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the stdlib's source folder (default: $(coqc -where)/theories for Coq 8.x, "
+        "$(coqc -where)/user-contrib/Stdlib for Rocq 9)",
+    )
+    parser.set_defaults(project=None, library=None)
+    _add_extract_options(parser)
+
+
+def add_extract_any_parser(bench: Any) -> None:
+    """Register ``bench extract-coq``: any project or installed library."""
+    parser = bench.add_parser(
+        "extract-coq",
+        help="build a theorem file from the lemmas of a Coq project or installed library",
+        description=(
+            "Turn each lemma of a Coq project (--project DIR, with its _CoqProject or dune "
+            "coq.theory) or of an installed library (--library mathcomp.ssreflect, sources "
+            "under $(coqc -where)/user-contrib) into a theorem-file entry: header (its "
+            "file's prefix), footer (closing the open Sections/Modules), module, file, line, "
+            "and allowed_axioms from compiling the reference proof. A header never loads "
+            "the lemma's own module or a later one (checked on what Coq loads). With "
+            "--sample, a seeded sample stratified by file (by folder for nested libraries)."
+        ),
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--project", type=Path, default=None, metavar="DIR",
+        help="a project folder with a _CoqProject (or dune files); its .vo files must be "
+        "built (make, or proofsearch trace DIR)",
+    )  # fmt: skip
+    where.add_argument(
+        "--library", default=None, metavar="LOGICAL",
+        help="an installed library by logical name, e.g. mathcomp.ssreflect",
+    )  # fmt: skip
+    where.add_argument(
+        "--root", type=Path, default=None, metavar="DIR",
+        help="the standard library's sources (as extract-coq-stdlib)",
+    )  # fmt: skip
+    _add_extract_options(parser)
 
 
 def add_restore_parser(bench: Any) -> None:
@@ -131,7 +182,11 @@ def run_restore(args: argparse.Namespace) -> int:
 
 
 #: ``bench`` sub-subcommands: each function adds its parser and sets ``bench_func``.
-BENCH_COMMANDS: list[Callable[[Any], None]] = [add_extract_parser, add_restore_parser]
+BENCH_COMMANDS: list[Callable[[Any], None]] = [
+    add_extract_parser,
+    add_extract_any_parser,
+    add_restore_parser,
+]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -167,14 +222,47 @@ def stdlib_root(root: Path | None, coqc: str) -> Path | None:
     return root
 
 
+def library_of(args: argparse.Namespace) -> CoqLibrary | None:
+    """The library the options name; None (and one line naming the option) if unusable."""
+    from proofsearch.bench.library import (
+        LibraryError,
+        installed_library,
+        project_library,
+        stdlib_library,
+    )
+
+    try:
+        if args.project is not None:
+            library = project_library(args.project, args.coqc)
+        elif args.library is not None:
+            library = installed_library(args.library, args.coqc)
+        else:
+            root = stdlib_root(args.root, args.coqc)
+            if root is None:
+                return None
+            library = stdlib_library(root, args.coqc)
+        library.select(args.only)
+    except (LibraryError, OSError, subprocess.CalledProcessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    missing = library.uncompiled() if args.project is not None else None
+    if missing is not None:
+        message = f"{missing.file} is not compiled (no .vo): build the project first"
+        print(f"error: --project {args.project}: {message} (make, or proofsearch trace DIR)",
+              file=sys.stderr)  # fmt: skip
+        return None
+    return library
+
+
 def run_extract(args: argparse.Namespace) -> int:
+    """``extract-coq`` and ``extract-coq-stdlib``: one pipeline for every library."""
     from proofsearch.bench import stdlib_build, stdlib_extract, stdlib_validate
 
-    root = stdlib_root(args.root, args.coqc)
-    if root is None:
-        return EXIT_USAGE
     if args.sample is not None and args.sample < 1:
         print("error: --sample must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    library = library_of(args)
+    if library is None:
         return EXIT_USAGE
     start = time.monotonic()
     done = [0]
@@ -192,7 +280,7 @@ def run_extract(args: argparse.Namespace) -> int:
             )
 
     benchmark = stdlib_build.build_benchmark(
-        root,
+        library,
         sample=args.sample,
         seed=args.seed,
         validate_sample=not args.no_validate,

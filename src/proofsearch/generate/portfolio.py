@@ -4,6 +4,11 @@ A line of a tactics file is ``TACTIC`` or ``TACTIC<TAB>LOGPROB``. Templates name
 goal's parts: ``{var}`` (each variable), ``{hyp}`` (each hypothesis), ``{eq}`` (each
 equation hypothesis); a template yields one tactic per name, with the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
+
+For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
+loads_ssreflect`), the Coq portfolio also offers ssreflect's forms (``done``, ``by []``,
+``move=> x``, ``case: x``, ``elim: n``, ``apply/eqP`` ...: ``portfolios/coq-ssreflect.txt``),
+which would be syntax errors anywhere else.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.goals_text import goal_names
+from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
 _PLACEHOLDERS = {"{var}": "variables", "{hyp}": "hypotheses", "{eq}": "equations"}
@@ -75,17 +81,35 @@ def default_tactics(prover: str) -> list[Suggestion]:
     return parse_tactics(split_lines(text.read_bytes().decode("utf-8")), f"portfolio {prover}")
 
 
-class PortfolioGenerator(TacticGenerator):
-    """Suggests every tactic of the portfolio (templates instantiated), best first."""
+def ssreflect_tactics() -> list[Suggestion]:
+    """The bundled ssreflect forms (``portfolios/coq-ssreflect.txt``)."""
+    return default_tactics("coq-ssreflect")
 
-    def __init__(self, tactics: Iterable[Suggestion], max_per_template: int = 4) -> None:
+
+class PortfolioGenerator(TacticGenerator):
+    """Suggests every tactic of the portfolio (templates instantiated), best first.
+
+    ``ssreflect`` (default: the bundled forms) is added for theorems whose header
+    imports ssreflect; pass ``[]`` to never add anything.
+    """
+
+    def __init__(
+        self,
+        tactics: Iterable[Suggestion],
+        max_per_template: int = 4,
+        ssreflect: Iterable[Suggestion] | None = None,
+    ) -> None:
         self.tactics = list(tactics)
         self.max_per_template = max_per_template
+        self.ssreflect = ssreflect_tactics() if ssreflect is None else list(ssreflect)
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         names = None
         out: list[Suggestion] = []
-        for item in self.tactics:
+        tactics = self.tactics
+        if self.ssreflect and loads_ssreflect(theorem.header):
+            tactics = [*tactics, *self.ssreflect]
+        for item in tactics:
             holes = [p for p in _PLACEHOLDERS if p in item.tactic]
             if not holes:
                 out.append(item)

@@ -7,6 +7,10 @@ template's own (how often such a step helps) plus the log of the premise's BM25 
 against that of a premise holding every symbol of the goal (its coverage), so a premise
 that matches the goal well ranks near the template's prior and a weak match sinks below
 the portfolio's tactics when merged.
+
+When the theorem's header imports ssreflect, the ssreflect forms are offered too
+(:data:`SSREFLECT_TEMPLATES`: ``apply: P``, ``apply/P``, ``by rewrite P``, ``rewrite -P``,
+``exact: P``), as math-comp's own proofs use premises.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
 #: Template → its own score (a log-probability-like prior).
@@ -26,6 +31,15 @@ TEMPLATES = {
     "rewrite <- {P}": -0.8,
     "eapply {P}": -1.0,
     "apply {P} in {H}": -1.2,
+}
+#: ssreflect forms, added when the header imports ssreflect (a view ``apply/P`` is
+#: how math-comp uses its ``reflect`` lemmas, ``andP``, ``eqP`` ...).
+SSREFLECT_TEMPLATES = {
+    "apply: {P}": -0.3,
+    "by rewrite {P}": -0.4,
+    "exact: {P}": -0.6,
+    "apply/{P}": -0.7,
+    "rewrite -{P}": -0.8,
 }
 EAUTO_USING = -0.6
 
@@ -52,9 +66,12 @@ class PremiseTemplateGenerator(TacticGenerator):
             return []
         hypotheses = [name for h in goal.hypotheses for name in h.names][-self.hypotheses :]
         out: list[Suggestion] = []
+        templates = TEMPLATES
+        if loads_ssreflect(theorem.header):
+            templates = {**TEMPLATES, **SSREFLECT_TEMPLATES}
         for premise in found:
             relative = math.log(max(premise.coverage, 1e-4))
-            for template, prior in TEMPLATES.items():
+            for template, prior in templates.items():
                 if "{H}" in template:
                     for hypothesis in hypotheses:
                         tactic = template.replace("{P}", premise.name).replace("{H}", hypothesis)

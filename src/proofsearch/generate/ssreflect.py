@@ -1,0 +1,39 @@
+"""Whether a theorem is stated where ssreflect's tactic language is loaded.
+
+math-comp and the stdlib's ``ssr`` files are proved in ssreflect's tactic language
+(``move=>``, ``case:``, ``elim:``, ``apply/V``, ``rewrite -L``, ``by []``, ``done``).
+The portfolio and the premise templates offer those forms only where they parse and
+mean what they should: when the theorem's header ``Require``s and imports the
+``ssreflect`` module (``From mathcomp Require Import ssreflect ...``, ``From Coq Require
+Import ssreflect``, ``all_ssreflect``). Elsewhere they would be syntax errors, wasted
+suggestions. A text check on the header: no Coq process is involved.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+#: Modules whose import brings ssreflect's tactic language (by their last component).
+SSREFLECT_MODULES = frozenset({"ssreflect", "all_ssreflect"})
+
+#: ``[From P] Require Import|Export names.``: group 2 holds the (dotted) names.
+_REQUIRE = re.compile(
+    r"(?:^|(?<=[.\s]))(?:From\s+([\w.']+)\s+)?Require\s+(?:Import|Export)\s+"
+    r"([^.]*(?:\.[\w'][^.]*)*)\.(?:\s|$)"
+)
+_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
+
+
+@functools.lru_cache(maxsize=256)
+def loads_ssreflect(header: str) -> bool:
+    """Whether ``header`` imports ssreflect (``Require Import``/``Export`` of a module
+    named ``ssreflect`` or ``all_ssreflect``, with or without ``From``)."""
+    if "ssreflect" not in header:
+        return False
+    text = _COMMENT.sub(" ", header)
+    for match in _REQUIRE.finditer(text):
+        for name in match.group(2).split():
+            if name.rsplit(".", 1)[-1] in SSREFLECT_MODULES:
+                return True
+    return False

@@ -1,0 +1,228 @@
+"""``bench extract-coq --project``: a small project made here, traced and compiled by
+``proofsearch trace``, extracted and validated with real Coq (headers, footers, lines,
+axioms exact; entries re-check with their reference proofs; the leak rule on headers
+and on the index)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from proofsearch.bench.library import LibraryError, LibraryFile, project_library
+from proofsearch.bench.stdlib_extract import extract_file
+from proofsearch.bench.stdlib_validate import validate
+from proofsearch.env.coq.backend import CoqConfig, CoqProver
+from proofsearch.env.coq.sentences import split_sentences
+from proofsearch.generate.knn.corpus import load_corpus
+from proofsearch.generate.knn.generator import KnnGenerator
+from proofsearch.theorem import Theorem
+
+from .conftest import requires_coq, traced_project
+
+pytestmark = requires_coq
+
+A = """\
+(* A small project: sections with variables, a module, Proof using. *)
+Require Import Arith.
+
+Axiom excluded : forall P : Prop, P \\/ ~ P.
+
+Section Sec.
+Variable n : nat.
+Hypothesis Hn : 0 < n.
+
+Lemma sec_pos : n <> 0.
+Proof using Hn.
+  intro H. rewrite H in Hn. inversion Hn.
+Qed.
+
+Lemma uses_axiom (P : Prop) : P \\/ ~ P.
+Proof. exact (excluded P). Qed.
+End Sec.
+
+Module M.
+  Section Inner.
+  Variable k : nat.
+  Lemma in_module : k + 0 = k.
+  Proof. rewrite Nat.add_0_r. reflexivity. Qed.
+  End Inner.
+End M.
+
+Theorem twice (m : nat) : m + m = 2 * m.
+Proof. simpl. rewrite Nat.add_0_r. reflexivity. Qed.
+"""
+B = """\
+Require Import Lib.A.
+
+Lemma from_b (j : nat) : j + 0 = j.
+Proof. exact (M.in_module j). Qed.
+"""
+
+PREFIX = "Require Import Arith.\nAxiom excluded : forall P : Prop, P \\/ ~ P.\n"
+SECTION = "Section Sec.\nVariable n : nat.\nHypothesis Hn : 0 < n.\n"
+SEC_POS = (
+    "Lemma sec_pos : n <> 0.\nProof using Hn.\nintro H.\nrewrite H in Hn.\ninversion Hn.\nQed.\n"
+)
+USES_AXIOM = "Lemma uses_axiom (P : Prop) : P \\/ ~ P.\nProof.\nexact (excluded P).\nQed.\n"
+IN_MODULE = "Lemma in_module : k + 0 = k.\nProof.\nrewrite Nat.add_0_r.\nreflexivity.\nQed.\n"
+INNER = "Module M.\nSection Inner.\nVariable k : nat.\n"
+#: name → (module, line, header, footer, qualid, reference proof, axioms): each header
+#: is the file's prefix, sentence by sentence, comments and blank lines dropped.
+EXPECTED = {
+    "theories/A.v:sec_pos": (
+        "Lib.A", 10, PREFIX + SECTION, "End Sec.", "sec_pos",
+        "intro H. rewrite H in Hn. inversion Hn.", [],
+    ),
+    "theories/A.v:uses_axiom": (
+        "Lib.A", 15, PREFIX + SECTION + SEC_POS, "End Sec.", "uses_axiom",
+        "exact (excluded P).", ["excluded"],
+    ),
+    "theories/A.v:M.in_module": (
+        "Lib.A", 22, PREFIX + SECTION + SEC_POS + USES_AXIOM + "End Sec.\n" + INNER,
+        "End Inner.\nEnd M.", "M.in_module", "rewrite Nat.add_0_r. reflexivity.", [],
+    ),
+    "theories/A.v:twice": (
+        "Lib.A", 27,
+        PREFIX + SECTION + SEC_POS + USES_AXIOM + "End Sec.\n" + INNER + IN_MODULE
+        + "End Inner.\nEnd M.\n",
+        "", "twice", "simpl. rewrite Nat.add_0_r. reflexivity.", [],
+    ),
+    "theories/B.v:from_b": (
+        "Lib.B", 3, "Require Import Lib.A.\n", "", "from_b", "exact (M.in_module j).", [],
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    yield from traced_project(tmp_path_factory, "extract", {"A.v": A, "B.v": B})
+
+
+@pytest.fixture(scope="module")
+def entries(project: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The whole project through ``bench extract-coq --project`` (every lemma validated)."""
+    from proofsearch.cli import main
+
+    root, _ = project
+    out = tmp_path_factory.mktemp("entries") / "project.jsonl"
+    summary = out.with_suffix(".json")
+    argv = ["bench", "extract-coq", "--project", str(root), "--out", str(out), "--jobs", "1",
+            "--summary", str(summary), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    counts = json.loads(summary.read_text())
+    assert counts["kept"] == 5 and counts["rejected"] == [] and counts["open_failures"] == []
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_headers_footers_lines_and_axioms_are_exact(entries: list[dict]) -> None:
+    assert [e["name"] for e in entries] == list(EXPECTED)
+    for entry in entries:
+        module, line, header, footer, qualid, proof, axioms = EXPECTED[entry["name"]]
+        got = (entry["module"], entry["line"], entry["footer"], entry["qualid"])
+        assert got == (module, line, footer, qualid), entry["name"]
+        assert entry["reference_proof"] == proof, entry["name"]
+        assert entry["allowed_axioms"] == axioms, entry["name"]
+        assert entry["file"] == entry["name"].split(":")[0]
+        assert entry["header"] == header, entry["name"]
+    # Proof using is dropped, the statement is one sentence with its keyword.
+    assert entries[0]["statement"] == "Lemma sec_pos : n <> 0."
+
+
+def test_entries_recheck_with_their_reference_proofs(
+    project: tuple[Path, Path], entries: list[dict]
+) -> None:
+    """The search's own re-checker (coqc + Print Assumptions on ``qualid`` after the
+    footer, the entry's ``allowed_axioms``) accepts every reference proof; a wrong
+    proof is refused, and so is the axiom lemma without its ``allowed_axioms``."""
+    root, _ = project
+    config = CoqConfig(args=("-R", str(root / "theories"), "Lib"))
+    prover = CoqProver(config)
+    try:
+        for entry in entries:
+            record = dict(entry)
+            theorem = Theorem(record.pop("name"), record.pop("statement"), record.pop("header"),
+                              extra=record)  # fmt: skip
+            proof = [s.text.removesuffix(".") for s in split_sentences(entry["reference_proof"])]
+            checked = prover.check(theorem, proof)
+            assert checked.ok, (entry["name"], checked)
+        axiom = entries[1]
+        record = {k: v for k, v in axiom.items() if k not in ("name", "statement", "header")}
+        record["allowed_axioms"] = []
+        bare = Theorem(axiom["name"], axiom["statement"], axiom["header"], extra=record)
+        assert not prover.check(bare, ["exact (excluded P)"]).ok
+        assert not prover.check(bare, ["left; exact I"]).ok
+    finally:
+        prover.close()
+
+
+def test_header_that_loads_the_lemmas_module_is_rejected(project: tuple[Path, Path]) -> None:
+    """Leak rule, on Coq's own ``Print Libraries``: ``Lib.A`` is loaded by the later file
+    ``Lib.B``, so a header requiring ``Lib.B`` puts a compiled ``Lib.A`` (the lemma
+    itself) in reach. Such a lemma of ``Lib.A`` is rejected; A's real prefix is not."""
+    root, _ = project
+    args = ("-R", str(root / "theories"), "Lib")
+    evil_root = root.parent / "evil"
+    evil_root.mkdir(exist_ok=True)
+    evil = evil_root / "A.v"
+    evil.write_text("Require Import Lib.B.\n\nLemma twice (m : nat) : m + m = 2 * m.\n"
+                    "Proof. simpl. rewrite <- plus_n_O. reflexivity. Qed.\n")  # fmt: skip
+    leaky = extract_file(evil, evil_root, module="Lib.A").lemmas[0]
+    verdict = validate(leaky, args=args)
+    assert (verdict.ok, verdict.reason) == (False, "header_leaks")
+    assert "Lib.A" in verdict.message
+    honest = extract_file(evil, evil_root, module="Lib.Evil").lemmas[0]
+    assert validate(honest, args=args).ok
+    library = project_library(root)
+    lemma = next(x for x in library.extract().lemmas if x.qualid == "twice")
+    assert lemma.module == "Lib.A" and validate(lemma, args=args).ok
+
+
+def test_index_hides_the_lemmas_module_and_later_files(project: tuple[Path, Path]) -> None:
+    """Leak rule, on the index: from ``Lib.A`` at ``in_module``, neither B's proof
+    (``Lib.B`` requires ``Lib.A``: a later module) nor A's own later proofs are
+    suggested; placed in ``Lib.B``, B's earlier proof is."""
+    _, trace = project
+    knn = KnnGenerator(load_corpus(trace))
+    state = "j : nat\n============================\nj + 0 = j"
+    in_a = Theorem("a", "L", extra={"module": "Lib.A", "line": 22})
+    seen = [s.tactic for s in knn.generate(state, in_a, 100)]
+    assert not any("in_module" in t or "add_0_r" in t for t in seen), seen
+    after_b = Theorem("b", "L", extra={"module": "Lib.B", "line": 100})
+    assert "exact (M.in_module j)" in [s.tactic for s in knn.generate(state, after_b, 100)]
+
+
+def test_bad_project_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from proofsearch.cli import main
+
+    with pytest.raises(LibraryError, match="no _CoqProject and no dune"):
+        project_library(tmp_path)
+    argv = ["bench", "extract-coq", "--project", str(tmp_path / "missing"), "--out",
+            str(tmp_path / "x.jsonl")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "missing" in err[0] and "no such folder" in err[0]
+    unbuilt = tmp_path / "unbuilt"
+    (unbuilt / "theories").mkdir(parents=True)
+    (unbuilt / "_CoqProject").write_text("-R theories Lib\n")
+    (unbuilt / "theories" / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
+    argv = ["bench", "extract-coq", "--project", str(unbuilt), "--out", str(tmp_path / "x")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "theories/A.v is not compiled" in err[0]
+    argv = ["bench", "extract-coq", "--library", "no.such.lib", "--out", str(tmp_path / "x")]
+    assert main(argv) == 2
+    assert "no.such.lib" in capsys.readouterr().err
+
+
+def test_dune_project_maps_its_theory(tmp_path: Path) -> None:
+    (tmp_path / "theories").mkdir()
+    (tmp_path / "theories" / "dune").write_text("(coq.theory\n (name Foo)\n (package foo))\n")
+    (tmp_path / "theories" / "X.v").write_text("Lemma x : True.\nProof. exact I. Qed.\n")
+    library = project_library(tmp_path)
+    assert library.files == [
+        LibraryFile(tmp_path / "theories" / "X.v", "theories/X.v", "Foo.X", "Foo.X")
+    ]
+    assert library.args == ["-Q", str(tmp_path / "theories"), "Foo"]
