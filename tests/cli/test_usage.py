@@ -43,9 +43,9 @@ def theorems(tmp_path: Path) -> Path:
     "argv,option,valid",
     [
         (["search", "THMS", "--generator", "knnn"], "--generator", "knn-portfolio"),
-        (["search", "THMS", "--prover", "coqq"], "--prover", "'lean'"),
-        (["check", "R", "THMS", "--prover", "coqq"], "--prover", "'coq'"),
-        (["export", "R", "THMS", "--out", "X", "--prover", "lean4"], "--prover", "'lean'"),
+        (["search", "THMS", "--prover", "coqq"], "--prover", "lean"),
+        (["check", "R", "THMS", "--prover", "coqq"], "--prover", "coq"),
+        (["export", "R", "THMS", "--out", "X", "--prover", "lean4"], "--prover", "lean"),
     ],
 )
 def test_a_value_outside_a_fixed_set_is_a_usage_error(
@@ -62,7 +62,9 @@ def test_a_value_outside_a_fixed_set_is_a_usage_error(
     assert code == 2
     (line,) = error_lines(err)  # no traceback
     assert line.startswith(f"proofsearch {argv[0]}: {option}: "), line
-    assert valid in line and ERROR_LINE.match(line), line
+    # the valid names, quoted ('coq', 'lean') by Python 3.11's argparse, bare from 3.12 on
+    choices = line.partition("choose from ")[2].replace("'", "")
+    assert valid in (choices or line) and ERROR_LINE.match(line), line
     assert not out.exists()
 
 

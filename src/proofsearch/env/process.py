@@ -69,6 +69,10 @@ class ManagedProcess:
         self.pid = self.popen.pid
         self._stdout_fd = self.popen.stdout.fileno()  # type: ignore[union-attr]
         os.set_blocking(self._stdout_fd, False)
+        self._stdin_fd = self.popen.stdin.fileno()  # type: ignore[union-attr]
+        os.set_blocking(self._stdin_fd, False)
+        #: Output read while a write waited for the process to take more input.
+        self._early: list[bytes] = []
         self._stderr: collections.deque[str] = collections.deque(maxlen=stderr_lines)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
@@ -96,18 +100,37 @@ class ManagedProcess:
         return self.popen.poll() is None
 
     def write(self, data: bytes) -> None:
-        """Send bytes; a closed pipe means the process is gone."""
-        stdin = self.popen.stdin
-        assert stdin is not None
-        try:
-            stdin.write(data)
-            stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.popen.wait(timeout=5)
-            raise ProcessDied(
-                self._died_message(f"exited with code {self.popen.returncode}")
-            ) from exc
+        """Send bytes; a closed pipe means the process is gone.
+
+        Never blocks on a full pipe while the process waits on us: a batch of calls can
+        be larger than the pipe, and the process answers the first calls before it reads
+        the rest. If it is blocked writing replies that nobody reads, it reads no more
+        input, and a blocking write would wait for ever (seen tracing stdpp's
+        ``fin_maps.v``, whose goals are large). So while the pipe is full, whatever the
+        process writes is read and kept for :meth:`read`.
+        """
+        view = memoryview(data)
+        while view:
+            readable, writable, _ = select.select([self._stdout_fd], [self._stdin_fd], [])
+            if writable:
+                try:
+                    view = view[os.write(self._stdin_fd, view) :]
+                except BlockingIOError:
+                    pass
+                except OSError as exc:  # BrokenPipeError: the process is gone
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self.popen.wait(timeout=5)
+                    raise ProcessDied(
+                        self._died_message(f"exited with code {self.popen.returncode}")
+                    ) from exc
+            if readable and view:
+                try:
+                    chunk = os.read(self._stdout_fd, 1 << 20)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # end of file: the process is gone
+                    self._end_of_file()
+                self._early.append(chunk)
 
     def read(self, deadline: float | None) -> bytes | None:
         """Bytes available before ``deadline`` (a ``time.monotonic`` value).
@@ -115,6 +138,9 @@ class ManagedProcess:
         Returns ``None`` when the deadline passed first; raises :class:`ProcessDied` at
         end of file.
         """
+        if self._early:
+            early, self._early = b"".join(self._early), []
+            return early
         while True:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self._stdout_fd], [], [], wait)
@@ -125,10 +151,13 @@ class ManagedProcess:
             except BlockingIOError:
                 continue
             if not data:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.popen.wait(timeout=5)
-                raise ProcessDied(self._died_message(f"exited with code {self.popen.returncode}"))
+                return self._end_of_file()
             return data
+
+    def _end_of_file(self) -> bytes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=5)
+        raise ProcessDied(self._died_message(f"exited with code {self.popen.returncode}"))
 
     def kill(self) -> None:
         """Kill the whole process group and reap it."""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proofsearch.env.coq.version import NATIVE_OFF, coq_env
 from proofsearch.trace.deps import order, requires
 from proofsearch.trace.file_trace import trace_file
 from proofsearch.trace.require_lines import require_lines
@@ -95,15 +96,18 @@ def _compile(job: Job) -> FileError | None:
     """``coqc`` the file so that files requiring it can load it."""
     memory = job.limits.memory_limit_mb
     prefix = ["prlimit", f"--as={memory * 1024 * 1024}", "--"] if memory > 0 else []
-    command = [*prefix, job.coqc, *job.args, *job.source.extra_args, str(job.source.path)]
+    command = [
+        *prefix, job.coqc, *job.args, *job.source.extra_args, *NATIVE_OFF, str(job.source.path)
+    ]  # fmt: skip
     try:
-        done = subprocess.run(
+        done = subprocess.run(  # one OCaml domain: OCaml 5 cannot start under the cap otherwise
             command,
             cwd=job.cwd,
             capture_output=True,
             text=True,
             timeout=job.limits.timeout,
             check=False,
+            env=coq_env(),
         )
     except subprocess.TimeoutExpired:
         return FileError(line=1, message=f"coqc took more than {job.limits.timeout:g} s")
