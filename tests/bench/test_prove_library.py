@@ -106,9 +106,7 @@ def test_eligibility(prove_library: ModuleType, theories: Path) -> None:
     }
 
 
-def test_draw_is_deterministic_and_in_file_order(
-    prove_library: ModuleType, theories: Path
-) -> None:
+def test_draw_is_deterministic_and_in_file_order(prove_library: ModuleType, theories: Path) -> None:
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     first = prove_library.draw(holes, 3, prove_library.SEED)
     again = prove_library.draw(list(reversed(holes)), 3, prove_library.SEED)
@@ -159,9 +157,7 @@ def test_records_header_is_the_holed_prefix(prove_library: ModuleType, theories:
 
 
 @requires_coq
-def test_holed_library_builds(
-    prove_library: ModuleType, theories: Path, tmp_path: Path
-) -> None:
+def test_holed_library_builds(prove_library: ModuleType, theories: Path, tmp_path: Path) -> None:
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     project = tmp_path / "project"
     prove_library.copy_project(theories, project)
