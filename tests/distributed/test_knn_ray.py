@@ -15,7 +15,7 @@ from proofsearch.distributed.spec import WorkerSpec
 from proofsearch.search.prover import SearchConfig
 from proofsearch.theorem import Theorem
 from tests.conftest import ROOT
-from tests.generate.knn_trace import write_trace
+from tests.generate.knn_trace import write_project_trace, write_trace
 
 pytestmark = pytest.mark.ray
 
@@ -63,3 +63,32 @@ def test_ray_workers_share_one_read_only_index(
     # In one process, the same factory loads its own (writable) copy: the probe can fail.
     local = run_search(spec, theorems[:1], DistributionOptions(workers=1))
     assert local[0].proof is None
+
+
+def test_cli_knn_with_two_indexes_on_two_ray_workers(tmp_path: Path) -> None:
+    """``--index A --index B`` on Ray: one corpus with one module table, shared."""
+    library = write_trace(tmp_path / "library")
+    project = write_project_trace(tmp_path / "project")
+    theorems = tmp_path / "t.jsonl"
+    # In Proj.P, whose Require of Lib.B (the other trace) brings Lib.A's recorded proof.
+    lines = [
+        {"name": f"flip{i}", "statement": f"Lemma flip{i} (a b : nat) (E{i} : a = b) : b = a.",
+         "module": "Proj.P", "line": 100}
+        for i in range(2)
+    ]  # fmt: skip
+    theorems.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "r.jsonl"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "proofsearch.cli", "search", str(theorems), "--generator", "knn",
+         "--index", str(library), "--index", str(project), "--workers", "2", "--timeout", "60",
+         "--output", str(out), "--quiet"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        index = record["name"][-1]
+        assert record["status"] == "proved" and record["checked"], record
+        assert record["proof"] == [f"symmetry; exact E{index}"], record

@@ -109,3 +109,32 @@ def write_trace(root: Path) -> Path:
             "".join(p.model_dump_json() + "\n" for p in PREMISES[module])
         )
     return root
+
+
+#: A second trace, made apart from the first: ``Proj.P`` requires ``Lib.B`` (of the
+#: first trace), and records one proof of its own at line 20.
+PROJECT_STEPS = [
+    step("Proj.P", "own", 20, 0, goal("proj_pred k", ("k", "nat")), "apply proj_tactic."),
+]
+
+
+def write_project_trace(root: Path) -> Path:
+    """The second trace (module ``Proj.P``); read it with :func:`write_trace`'s as one index."""
+    files = root / "files"
+    files.mkdir(parents=True)
+    record = FileRecord(
+        file="/proj/P.v",
+        module="Proj.P",
+        requires=["Lib.B"],
+        key="key-Proj.P",
+        coq_version="8.16.1",
+        status="traced",
+        steps=len(PROJECT_STEPS),
+        premises=0,
+    )
+    (files / "Proj.P.meta.json").write_text(record.model_dump_json())
+    (files / "Proj.P.steps.jsonl").write_text(
+        "".join(s.model_dump_json() + "\n" for s in PROJECT_STEPS)
+    )
+    (files / "Proj.P.premises.jsonl").write_text("")
+    return root

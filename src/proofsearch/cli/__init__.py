@@ -19,7 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("search", "check", "report", "export", "bench", "trace")
+SUBCOMMANDS = ("search", "check", "report", "export", "bench", "trace", "prove")
 
 EXIT_OK = 0
 EXIT_FAILURES = 1

@@ -81,8 +81,9 @@ def add_generator_options(parser: argparse.ArgumentParser) -> None:
         "premises, fixed, hf, openai, vllm",
     )  # fmt: skip
     group.add_argument(
-        "--index", default=None, metavar="TRACE_DIR",
-        help="a trace folder (proofsearch trace): knn and premises read it; hf/openai/vllm "
+        "--index", action="append", default=None, metavar="TRACE_DIR",
+        help="a trace folder (proofsearch trace); repeat it to read several as one index (the "
+        "stdlib's, a library's, the project's): knn and premises read it; hf/openai/vllm "
         "put the premises retrieved from it in their prompts",
     )  # fmt: skip
     group.add_argument("--tactic", help="the tactic of --generator fixed")
@@ -134,19 +135,36 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
         options["model"] = args.model
     if args.base_url is not None:
         options["base_url"] = args.base_url
-    if args.index is not None:
+    if args.index:
         if args.generator not in INDEXED_GENERATORS | MODEL_GENERATORS:
             raise ValueError(f"--index: generator {args.generator} does not read an index")
-        options["index"] = os.path.abspath(args.index)
+        paths = [os.path.abspath(path) for path in args.index]
+        options["index"] = paths[0] if len(paths) == 1 else paths
     elif args.generator in INDEXED_GENERATORS:
         raise ValueError(f"--generator {args.generator} needs --index TRACE_DIR")
     options.update(parse_key_values(args.gen_option, "--gen-option"))
     return options
 
 
-def default_generator(prover: str, index: str | None) -> str:
+def check_index(paths: Sequence[str]) -> str | None:
+    """What is wrong with the ``--index`` folders (read their records only), or ``None``."""
+    for path in paths:
+        if not os.path.isdir(os.path.join(path, "files")):
+            return f"--index {path}: not a trace folder (no files/ inside)"
+    if len(paths) < 2:
+        return None
+    from proofsearch.generate.knn.corpus import TraceSet
+
+    try:
+        TraceSet(paths)
+    except ValueError as exc:  # a module in two folders, a damaged record
+        return f"--index: {exc}"
+    return None
+
+
+def default_generator(prover: str, index: str | Sequence[str] | None) -> str:
     """``knn-portfolio`` for Coq when a trace index is given, else ``portfolio``."""
-    return "knn-portfolio" if index is not None and prover == "coq" else "portfolio"
+    return "knn-portfolio" if index and prover == "coq" else "portfolio"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,8 +191,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
-    if args.index is not None and not os.path.isdir(os.path.join(args.index, "files")):
-        print_error(console, f"--index {args.index}: not a trace folder (no files/ inside)")
+    index_problem = check_index(args.index or [])
+    if index_problem:
+        print_error(console, index_problem)
         return EXIT_USAGE
     if args.generator == "fixed" and not args.tactic:
         print_error(console, "--generator fixed needs --tactic")

@@ -24,7 +24,7 @@ class ProverActor:
         uses_gpu: bool = False,
         generator_directory: Any = None,
         slot: int = 0,
-        shared_index: tuple[str, Any] | None = None,
+        shared_index: tuple[list[str], Any] | None = None,
     ) -> None:
         if not uses_gpu:
             # Ray would otherwise leave the driver's GPUs visible to a CPU-only worker.

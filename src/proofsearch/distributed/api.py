@@ -7,7 +7,8 @@ The constructor takes LeanAgent's arguments and maps them onto proofsearch's:
   (LeanAgent's test mode). ``module`` is accepted for compatibility (LeanAgent used it to
   import the fixed tactic's module) and ignored: proofsearch tactics are plain text.
 * ``indexed_corpus_path`` (ReProver's retrieval-augmented generation) is a trace folder
-  (``proofsearch trace --out DIR``): the model generators put the premises BM25
+  (``proofsearch trace --out DIR``), or a list of them read as one index (the stdlib's
+  trace, a library's, the project's): the model generators put the premises BM25
   retrieves from it before each state, in ReProver's format (see
   :mod:`proofsearch.generate.retrieval.augment`); with ``generator="knn"`` (or
   ``knn-portfolio``, ``premises``) it is their index.
@@ -66,7 +67,7 @@ class DistributedProver:
 
     use_vllm: bool = False
     ckpt_path: str | None = None
-    indexed_corpus_path: str | None = None
+    indexed_corpus_path: str | Sequence[str] | None = None
     tactic: str | None = None
     module: str | None = None
     num_workers: int = 1
@@ -90,9 +91,9 @@ class DistributedProver:
 
     def __post_init__(self) -> None:
         if self.indexed_corpus_path is not None:
-            from proofsearch.trace.schema import TraceDir
+            from proofsearch.generate.knn.corpus import TraceSet
 
-            TraceDir(self.indexed_corpus_path)  # a clear error now, not in every worker
+            TraceSet(self.indexed_corpus_path)  # a clear error now, not in every worker
         if self.ckpt_path is None and not self.tactic and self.generator is None:
             raise ValueError("give ckpt_path (a model), tactic (a fixed tactic) or generator")
         if self.num_workers < 1:
@@ -101,7 +102,10 @@ class DistributedProver:
     def _generator(self) -> tuple[str, dict[str, Any]]:
         name, options = self._plain_generator()
         if self.indexed_corpus_path is not None and name != "fixed":
-            options.setdefault("index", str(Path(self.indexed_corpus_path).resolve()))
+            from proofsearch.generate.knn.corpus import index_paths
+
+            paths = index_paths(self.indexed_corpus_path)
+            options.setdefault("index", paths[0] if len(paths) == 1 else paths)
         return name, options
 
     def _plain_generator(self) -> tuple[str, dict[str, Any]]:

@@ -6,7 +6,8 @@ and N times the loading. Instead the driver loads the corpus once and puts its a
 Ray's object store; each actor maps them read-only from the store of its machine (numpy
 arrays are not copied) and registers the result with
 :func:`proofsearch.generate.knn.corpus.preload`, so the generator's own
-``load_corpus(index)`` finds it. Generators stay unaware of Ray.
+``load_corpus(index)`` finds it. Generators stay unaware of Ray. An index of several
+trace folders (a list) is one corpus, shared the same way under the same list.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from typing import Any
 from proofsearch.distributed.spec import WorkerSpec
 
 
-def share_index(spec: WorkerSpec) -> tuple[str, Any] | None:
-    """In the driver: put the spec's index in the object store; ``(path, ref)`` or ``None``."""
+def share_index(spec: WorkerSpec) -> tuple[list[str], Any] | None:
+    """In the driver: put the spec's index in the object store; ``(paths, ref)`` or ``None``."""
     index = spec.generator_options.get("index")
     if not index:
         return None
     import ray
 
-    from proofsearch.generate.knn.corpus import load_corpus
+    from proofsearch.generate.knn.corpus import index_paths, load_corpus
 
-    return str(index), ray.put(load_corpus(index).payload())
+    return index_paths(index), ray.put(load_corpus(index).payload())
 
 
-def receive_index(shared: tuple[str, Any] | None) -> None:
-    """In a worker: make the shared index the one ``load_corpus`` returns for its path."""
+def receive_index(shared: tuple[list[str], Any] | None) -> None:
+    """In a worker: make the shared index the one ``load_corpus`` returns for its paths."""
     if shared is None:
         return
     import ray

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proofsearch.generate.base import TacticGenerator
+
+if TYPE_CHECKING:
+    from proofsearch.generate.knn.corpus import IndexPaths
 
 #: generator name -> "module:factory"; each factory takes keyword options.
 GENERATORS: dict[str, str] = {
@@ -21,8 +24,9 @@ GENERATORS: dict[str, str] = {
     "premises": "proofsearch.generate.registry:_premises",
 }
 
-#: Generators that read a trace folder (``index`` option); model generators read one
-#: too when given it (retrieval-augmented prompts).
+#: Generators that read a trace index (``index`` option: one trace folder, or a list of
+#: them read as one); model generators read one too when given it (retrieval-augmented
+#: prompts).
 INDEXED_GENERATORS = frozenset({"knn", "knn-portfolio", "premises"})
 MODEL_GENERATORS = frozenset({"hf", "openai", "vllm"})
 
@@ -64,7 +68,9 @@ def make_generator(name: str, options: Mapping[str, Any] | None = None) -> Tacti
     return factory(**dict(options or {}))
 
 
-def _with_retrieval(inner: TacticGenerator, index: str | None, premises: int) -> TacticGenerator:
+def _with_retrieval(
+    inner: TacticGenerator, index: IndexPaths | None, premises: int
+) -> TacticGenerator:
     """``inner`` with ReProver-style retrieved premises in its prompts when ``index`` is given."""
     if index is None:
         return inner
@@ -75,14 +81,16 @@ def _with_retrieval(inner: TacticGenerator, index: str | None, premises: int) ->
     return RetrievalAugmentedGenerator(inner, PremiseRetriever(load_corpus(index)), premises)
 
 
-def _hf(index: str | None = None, retrieved_premises: int = 16, **options: Any) -> TacticGenerator:
+def _hf(
+    index: IndexPaths | None = None, retrieved_premises: int = 16, **options: Any
+) -> TacticGenerator:
     from proofsearch.generate.hf import HFTacticGenerator
 
     return _with_retrieval(HFTacticGenerator(**options), index, retrieved_premises)
 
 
 def _openai(
-    index: str | None = None, retrieved_premises: int = 16, **options: Any
+    index: IndexPaths | None = None, retrieved_premises: int = 16, **options: Any
 ) -> TacticGenerator:
     from proofsearch.generate.openai import OpenAITacticGenerator
 
@@ -90,21 +98,21 @@ def _openai(
 
 
 def _vllm(
-    index: str | None = None, retrieved_premises: int = 16, **options: Any
+    index: IndexPaths | None = None, retrieved_premises: int = 16, **options: Any
 ) -> TacticGenerator:
     from proofsearch.generate.vllm import VLLMTacticGenerator
 
     return _with_retrieval(VLLMTacticGenerator(**options), index, retrieved_premises)
 
 
-def _need_index(name: str, index: str | None) -> str:
+def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
     if not index:
         raise ValueError(f"generator {name} needs an index: --index TRACE_DIR (option 'index')")
     return index
 
 
 def _knn_parts(
-    name: str, index: str | None, neighbours: int, premises: int
+    name: str, index: IndexPaths | None, neighbours: int, premises: int
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -118,7 +126,7 @@ def _knn_parts(
 
 
 def _knn(
-    index: str | None = None, neighbours: int = 0, premises: int = 8, **_: Any
+    index: IndexPaths | None = None, neighbours: int = 0, premises: int = 8, **_: Any
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none)."""
     from proofsearch.generate.merged import MergedGenerator
@@ -127,7 +135,7 @@ def _knn(
 
 
 def _knn_portfolio(
-    index: str | None = None,
+    index: IndexPaths | None = None,
     neighbours: int = 0,
     premises: int = 8,
     prover: str = "coq",
@@ -141,7 +149,7 @@ def _knn_portfolio(
     return MergedGenerator([*_knn_parts("knn-portfolio", index, neighbours, premises), portfolio])
 
 
-def _premises(index: str | None = None, premises: int = 8, **_: Any) -> TacticGenerator:
+def _premises(index: IndexPaths | None = None, premises: int = 8, **_: Any) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 

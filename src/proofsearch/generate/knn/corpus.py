@@ -1,11 +1,17 @@
-"""A trace folder turned into flat arrays: the proof states (for ``knn``) and the
-premises (for retrieval), with the modules and their dependencies.
+"""One or several trace folders turned into flat arrays: the proof states (for ``knn``)
+and the premises (for retrieval), with the modules and their dependencies.
+
+Several folders (the stdlib's trace, a library's, a project's) make ONE corpus with one
+module table, so the scope rules work across them: a project module's ``Require`` of
+``Coq.Lists.List`` is the stdlib trace's module, and the stdlib never requires the
+project. A module traced in two folders is an error (which copy would it be?).
 
 Building reads every shard once (seconds to a minute for the whole stdlib); the result
 is cached as ``.npz`` under ``$XDG_CACHE_HOME/proofsearch/knn/`` keyed by the shards'
-own keys, so a later run loads it in a second. A process that already holds a corpus
-(a Ray worker handed one from the object store) registers it with :func:`preload`, and
-:func:`load_corpus` then returns it without reading anything.
+own keys (of every folder, in order), so a later run loads it in a second. A process
+that already holds a corpus (a Ray worker handed one from the object store) registers
+it with :func:`preload`, and :func:`load_corpus` then returns it without reading
+anything.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ import math
 import os
 import threading
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -27,7 +34,7 @@ from proofsearch.generate.knn.goals import bound_names, parse_first_goal, tokens
 from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
 from proofsearch.generate.knn.names import record_names
 from proofsearch.generate.knn.scope import ModuleTable
-from proofsearch.trace.schema import TraceDir
+from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
 CORPUS_VERSION = 2
 #: Features in more than this share of the states are dropped (big traces only): they
@@ -40,6 +47,64 @@ BM25_K1, BM25_B = 1.2, 0.75
 NOT_APPLICABLE = frozenset(
     {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
 )
+
+
+#: What an ``index`` option may be: one trace folder, or several read as one.
+IndexPaths: TypeAlias = str | Path | Sequence[str | Path]
+
+
+class DuplicateModuleError(ValueError):
+    """Two trace folders of one index hold the same module."""
+
+
+def index_paths(index: IndexPaths) -> list[str]:
+    """The trace folders of ``index`` as absolute paths, in order, each once."""
+    items = [index] if isinstance(index, str | Path) else list(index)
+    if not items:
+        raise ValueError("an index needs at least one trace folder")
+    paths: list[str] = []
+    for item in items:
+        path = str(Path(item).expanduser().resolve())
+        if path not in paths:
+            paths.append(path)
+    return paths
+
+
+class TraceSet:
+    """Trace folders read as one: every module in exactly one folder.
+
+    Constructing it reads only the shards' records (``*.meta.json``): cheap enough for a
+    command line to check its ``--index`` folders before any work.
+    """
+
+    def __init__(self, index: IndexPaths) -> None:
+        self.roots = index_paths(index)
+        self.traces = [TraceDir(root) for root in self.roots]
+        self.records: list[FileRecord] = []
+        self._owner: dict[str, TraceDir] = {}
+        for trace in self.traces:
+            for record in trace.files():
+                other = self._owner.get(record.module)
+                if other is not None:
+                    raise DuplicateModuleError(
+                        f"module {record.module} is in two traces of the index: {other.root} "
+                        f"and {trace.root}; give each module's trace once"
+                    )
+                self._owner[record.module] = trace
+                self.records.append(record)
+
+    def files(self) -> list[FileRecord]:
+        """Every shard's record: the folders in order, each sorted by module."""
+        return list(self.records)
+
+    def trace_of(self, module: str) -> TraceDir:
+        return self._owner[module]
+
+    def steps(self, module: str) -> Iterator[ProofStep]:
+        return self._owner[module].steps(module)
+
+    def premises(self, module: str) -> Iterator[Premise]:
+        return self._owner[module].premises(module)
 
 
 def clean_tactic(text: str) -> str:
@@ -105,7 +170,7 @@ class TraceCorpus:
         return TraceCorpus(table, dict(payload["arrays"]))
 
 
-def _state_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
+def _state_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
     vocabulary: dict[str, int] = {}
     documents: list[np.ndarray] = []
     feature_ids: list[np.ndarray] = []
@@ -166,7 +231,7 @@ def _state_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
     }
 
 
-def _premise_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray]:
+def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
     rows: list[Counter[str]] = []
     premise_module: list[int] = []
     premise_line: list[int] = []
@@ -217,9 +282,9 @@ def _premise_arrays(trace: TraceDir, modules: list[str]) -> dict[str, np.ndarray
     }
 
 
-def build_corpus(trace_dir: str | Path) -> TraceCorpus:
-    """Read a trace folder into a corpus."""
-    trace = TraceDir(trace_dir)
+def build_corpus(index: IndexPaths | TraceSet) -> TraceCorpus:
+    """Read one trace folder, or several as one, into a corpus."""
+    trace = index if isinstance(index, TraceSet) else TraceSet(index)
     records = trace.files()
     modules = [r.module for r in records]
     table = ModuleTable(modules, [r.file for r in records], [r.requires for r in records])
@@ -227,16 +292,24 @@ def build_corpus(trace_dir: str | Path) -> TraceCorpus:
     return TraceCorpus(table, arrays)
 
 
-def cache_key(trace_dir: str | Path) -> str:
-    """A digest of the trace's shards (their own keys and sizes) and of this code's format."""
-    records = TraceDir(trace_dir).files()
+def _folder_key(trace: TraceDir) -> str:
+    """A digest of one folder's shards (their own keys and sizes) and of this code's format."""
     digest = hashlib.sha256(f"{CORPUS_VERSION}/{FEATURES_VERSION}".encode())
-    for r in records:
+    for r in trace.files():
         digest.update(json.dumps([r.module, r.file, r.key, r.status, r.steps, r.premises]).encode())
         for kind in ("steps", "premises"):
-            shard = TraceDir(trace_dir).shard(r.module, kind)
+            shard = trace.shard(r.module, kind)
             digest.update(str(shard.stat().st_size if shard.exists() else -1).encode())
     return digest.hexdigest()[:32]
+
+
+def cache_key(index: IndexPaths | TraceSet) -> str:
+    """The cache key of an index: its folder's key, or a digest of its folders' keys in order."""
+    traces = index.traces if isinstance(index, TraceSet) else map(TraceDir, index_paths(index))
+    keys = [_folder_key(trace) for trace in traces]
+    if len(keys) == 1:
+        return keys[0]
+    return hashlib.sha256(("several/" + "/".join(keys)).encode()).hexdigest()[:32]
 
 
 def cache_dir() -> Path:
@@ -248,23 +321,25 @@ _PRELOADED: dict[str, TraceCorpus] = {}
 _LOCK = threading.Lock()
 
 
-def _canonical(trace_dir: str | Path) -> str:
-    return str(Path(trace_dir).expanduser().resolve())
+def _canonical(index: IndexPaths) -> str:
+    return "\n".join(index_paths(index))
 
 
-def preload(trace_dir: str | Path, corpus: TraceCorpus) -> None:
-    """Make :func:`load_corpus` return ``corpus`` for ``trace_dir`` in this process."""
-    _PRELOADED[_canonical(trace_dir)] = corpus
+def preload(index: IndexPaths, corpus: TraceCorpus) -> None:
+    """Make :func:`load_corpus` return ``corpus`` for ``index`` in this process."""
+    _PRELOADED[_canonical(index)] = corpus
 
 
-def load_corpus(trace_dir: str | Path, use_cache: bool = True) -> TraceCorpus:
-    """The corpus of ``trace_dir``: preloaded, cached on disk, or built (then cached)."""
-    name = _canonical(trace_dir)
+def load_corpus(index: IndexPaths, use_cache: bool = True) -> TraceCorpus:
+    """The corpus of ``index`` (one trace folder, or several read as one): preloaded,
+    cached on disk, or built (then cached)."""
+    name = _canonical(index)
     with _LOCK:
         if name in _PRELOADED:
             return _PRELOADED[name]
-        TraceDir(name)  # a clear error for a folder that is not a trace
-        key = cache_key(name)
+        # A clear error for a folder that is not a trace, or a module in two of them.
+        traces = TraceSet(index)
+        key = cache_key(traces)
         path = cache_dir() / f"{key}.npz"
         meta_path = cache_dir() / f"{key}.json"
         corpus: TraceCorpus | None = None
@@ -277,18 +352,18 @@ def load_corpus(trace_dir: str | Path, use_cache: bool = True) -> TraceCorpus:
             except (OSError, ValueError, KeyError):
                 corpus = None  # a damaged cache is rebuilt
         if corpus is None:
-            corpus = build_corpus(name)
+            corpus = build_corpus(traces)
             if use_cache:
                 _save(corpus, path, meta_path)
         _PRELOADED[name] = corpus
         return corpus
 
 
-def save_corpus(trace_dir: str | Path, corpus: TraceCorpus) -> None:
-    """Cache ``corpus`` (built from ``trace_dir``) on disk and for this process."""
-    key = cache_key(trace_dir)
+def save_corpus(index: IndexPaths, corpus: TraceCorpus) -> None:
+    """Cache ``corpus`` (built from ``index``) on disk and for this process."""
+    key = cache_key(index)
     _save(corpus, cache_dir() / f"{key}.npz", cache_dir() / f"{key}.json")
-    preload(trace_dir, corpus)
+    preload(index, corpus)
 
 
 def _save(corpus: TraceCorpus, path: Path, meta_path: Path) -> None:

@@ -1,0 +1,301 @@
+"""``proofsearch prove``: fill the ``Admitted`` proofs of a Coq project, and write them
+back only where the whole project still builds.
+
+Phases: read the project and find its holes; trace it (incrementally) so the search
+learns from it; search the holes in dependency order, top to bottom (``search``'s
+options, its progress bar, results file and ``--resume``); compile the filled files and
+their dependents in a scratch copy; print the diff and a table per file, or with
+``--write`` replace the files atomically. See docs/prove.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.console import message_console, print_error, print_notice
+from proofsearch.cli.options import add_prover_options, prover_options
+from proofsearch.cli.search import add_generator_options, add_ray_options
+
+if TYPE_CHECKING:
+    from proofsearch.project.plan import HolePlan
+    from proofsearch.trace.sources import Project
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "prove",
+        help="fill the Admitted proofs of a Coq project (dry run: a diff; --write: in place)",
+        description="Find every proof ending in Admitted in a Coq project (a folder with a "
+        "_CoqProject or a dune-project, or .v files with --coq-arg), search a proof for "
+        "each, and print a diff, or with --write replace them, only where the project "
+        "still builds.",
+    )
+    parser.add_argument(
+        "inputs", nargs="+", type=Path, metavar="PROJECT [FILES…]",
+        help="the project folder (or .v files), then optionally some of its files",
+    )  # fmt: skip
+    parser.add_argument(
+        "--lemma", action="append", default=[], metavar="NAME",
+        help="only holes whose name matches this glob (repeatable)",
+    )  # fmt: skip
+    parser.add_argument("--list", action="store_true", help="print the holes and exit")
+    parser.add_argument("--write", action="store_true", help="write the proofs into the files")
+    parser.add_argument("--patch", type=Path, default=None, help="write the diff to this file")
+    parser.add_argument(
+        "--strict", action="store_true",
+        help="leave Admitted a proof that rests on another lemma still Admitted",
+    )  # fmt: skip
+    parser.add_argument(
+        "--output", "-o", type=Path, default=None,
+        help="results file (default: $XDG_CACHE_HOME/proofsearch/prove/<project>/results.jsonl)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--resume", action="store_true", help="reuse the results of an earlier (killed) run"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="start the results again")
+    parser.add_argument(
+        "--trace-jobs", type=int, default=None, metavar="N",
+        help="files traced at once (default: the number of CPUs)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-library-trace", action="store_true",
+        help="do not trace the installed libraries the project requires (the stdlib…); "
+        "learn from the project's own trace and --index only",
+    )  # fmt: skip
+    add_prover_options(parser)
+    budgets = parser.add_argument_group("search budgets")
+    budgets.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per hole (default: 30)"
+    )
+    budgets.add_argument("--max-expansions", type=int, default=None, help="nodes expanded at most")
+    budgets.add_argument(
+        "--num-sampled-tactics", type=int, default=64, help="tactics per expansion (default: 64)"
+    )
+    add_generator_options(parser)
+    add_ray_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.set_defaults(func=run)
+
+
+#: The phases timed for the summary line and ``RESULTS.prove.json``.
+PHASES = ("holes", "trace", "search", "header", "rebuild", "write-back")
+
+
+class Stop(Exception):
+    """Ends the command: the message, and the exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def run(args: argparse.Namespace) -> int:
+    console = message_console()
+    try:
+        return _prove(args, console)
+    except Stop as exc:
+        print_error(console, str(exc))
+        return exc.code
+
+
+def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
+    from proofsearch.project.config import load_project, select_files
+    from proofsearch.project.plan import plan_holes
+    from proofsearch.trace.deps import requires
+    from proofsearch.trace.sources import SourceError
+
+    inputs: list[Path] = list(args.inputs)
+    project_inputs = inputs[:1] if inputs[0].is_dir() else inputs
+    files = inputs[1:] if inputs[0].is_dir() else []
+    try:
+        project = load_project(project_inputs, args.coq_arg, args.coqc)
+        chosen = select_files(project, files)
+        graph = requires(project)
+        return project, plan_holes(project, graph, chosen, args.lemma)
+    except (SourceError, OSError) as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+
+
+def _prove(args: argparse.Namespace, console: Any) -> int:
+    from proofsearch.project.config import project_key
+    from proofsearch.project.learn import cache_root
+
+    clock: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+    start = time.perf_counter()
+    project, plan = _load(args)
+    clock["holes"] = time.perf_counter() - start
+    if args.list:
+        for hole in plan.selected:
+            print(f"{hole.source.file}:{hole.line} {hole.qualid}")
+        return EXIT_OK
+    if not plan.selected:
+        where = ", ".join(s.file for s in project.sources) or str(project.root)
+        raise Stop(
+            f"{project.root}: no proof ends in Admitted ({where}): nothing to do", EXIT_USAGE
+        )
+    if args.workers < 1 or (args.trace_jobs is not None and args.trace_jobs < 1):
+        raise Stop("--workers and --trace-jobs must be at least 1", EXIT_USAGE)
+    run_dir = cache_root() / "prove" / project_key(project)
+    output = args.output or run_dir / "results.jsonl"
+    trace_dir = run_dir / "trace"
+    step = time.perf_counter()
+    indexes = _trace(args, project, trace_dir)
+    clock["trace"] = time.perf_counter() - step
+    records = plan.theorem_records()
+    _check_resumable(args, output, records)
+    theorems_path = run_dir / "theorems.jsonl"
+    theorems_path.parent.mkdir(parents=True, exist_ok=True)
+    theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    step = time.perf_counter()
+    results, searched = _search(args, project, records, output, indexes)
+    clock["search"] = time.perf_counter() - step
+    clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
+    _header_errors(plan, results)
+    from proofsearch.cli.prove_output import write_back
+
+    return write_back(args, project, plan, results, output, clock, start, console)
+
+
+def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[str]:
+    """Trace the project (and the libraries it requires): the index's trace folders."""
+    from proofsearch.cli.search import check_index
+    from proofsearch.cli.trace import TraceProgress
+    from proofsearch.project.learn import TraceFailed, trace_project
+    from proofsearch.project.libraries import trace_libraries
+    from proofsearch.trace.sources import SourceError
+
+    problem = check_index(args.index or [])
+    if problem:
+        raise Stop(problem, EXIT_USAGE)
+    progress = None if args.quiet else TraceProgress
+    jobs = args.trace_jobs
+    try:
+        trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
+        libraries = (
+            []
+            if args.no_library_trace
+            else trace_libraries(project, jobs=jobs, coqc=args.coqc, progress=progress)
+        )
+    except TraceFailed as exc:
+        raise Stop(str(exc), EXIT_FAILURES) from None
+    except SourceError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    return [str(trace_dir), *map(str, libraries), *(args.index or [])]
+
+
+def _check_resumable(args: argparse.Namespace, output: Path, records: list[dict[str, Any]]) -> None:
+    """Results of an earlier run are reused only for holes whose file has not changed."""
+    if not args.resume or not output.exists():
+        return
+    from proofsearch.distributed.store import read_results
+
+    digests = {r["name"]: r["source_sha256"] for r in records}
+    for name, record in read_results(output).records.items():
+        if name in digests and record.get("source_sha256") not in (None, digests[name]):
+            raise Stop(
+                f"{output}: the result of {name} was found for an older version of "
+                f"{record.get('file')}: pass --overwrite to search again",
+                EXIT_USAGE,
+            )
+
+
+def _search(
+    args: argparse.Namespace,
+    project: Project,
+    records: list[dict[str, Any]],
+    output: Path,
+    indexes: list[str],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Search the holes not done yet: (every hole's result, the names searched now)."""
+    from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
+    from proofsearch.cli.progress import ProgressDisplay
+    from proofsearch.cli.search import RunFailed, _run, default_generator, generator_options
+    from proofsearch.data.theorems import parse_theorem_lines
+    from proofsearch.distributed.spec import WorkerSpec
+    from proofsearch.distributed.store import ResultsFileError, ResultsStore, read_results
+    from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
+    from proofsearch.search.prover import SearchConfig
+
+    args.prover = "coq"
+    if args.generator is None:
+        args.generator = default_generator("coq", indexes)
+    if args.generator in INDEXED_GENERATORS | MODEL_GENERATORS:
+        args.index = indexes  # the project's and libraries' traces, then --index
+    try:
+        prover_opts = prover_options(args)
+        prover_opts["args"] = list(project.args)
+        gen_options = generator_options(args)
+    except ValueError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    loaded = parse_theorem_lines([json.dumps(r) for r in records], "holes")
+    spec = WorkerSpec(
+        prover="coq",
+        prover_options=prover_opts,
+        generator=args.generator,
+        generator_options=gen_options,
+        search=SearchConfig(
+            timeout=args.timeout,
+            max_expansions=args.max_expansions,
+            num_sampled_tactics=args.num_sampled_tactics,
+            tactic_timeout=args.tactic_timeout,
+            check=True,
+        ),
+    )
+    try:
+        store = ResultsStore(output, resume=args.resume, overwrite=args.overwrite)
+    except ResultsFileError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    todo = [t for t in loaded.theorems if not store.done(t.name)]
+    console = message_console()
+    if todo:
+        try:
+            preflight("coq", prover_opts, check=True)
+        except StartupFailed as exc:
+            raise Stop(str(exc), EXIT_FAILURES) from None
+        if args.workers >= 2 and not args.quiet:
+            print_notice(
+                console,
+                f"{args.workers} Ray workers: a proof found is learned by the worker that "
+                "found it, for the holes it searches next (not by the other workers)",
+            )
+    with store:
+        watch = StartupWatch(store, "coq", len(todo))
+        display = ProgressDisplay(len(todo), console, not args.quiet)
+        with display:
+            try:
+                _run(args, spec, todo, watch, display)
+            except (RunFailed, StartupFailed) as exc:
+                display.abandon()
+                raise Stop(str(exc), EXIT_FAILURES) from None
+            if watch.skipped:
+                display.abandon()
+                raise Stop(watch.failure(), EXIT_FAILURES)
+    names = {r["name"] for r in records}
+    results = {n: r for n, r in read_results(output).records.items() if n in names}
+    return results, [t.name for t in todo if t.name in results]
+
+
+def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
+    """Stop when every hole of a file failed to open with the same message."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for hole in plan.selected:
+        record = results.get(hole.name)
+        if record is not None:
+            by_file.setdefault(hole.source.file, []).append(record)
+    for file, records in by_file.items():
+        messages = {
+            str(r.get("error")) for r in records if r["status"] == "error" and "open_time" not in r
+        }
+        opened = [r for r in records if r["status"] != "error" or "open_time" in r]
+        if len(messages) == 1 and not opened:
+            message = " ".join(messages.pop().split())[:400]
+            raise Stop(
+                f"{file}: no hole could be opened: {message}. Fix: make the file's prefix "
+                "compile with the project's loadpath (_CoqProject -R/-Q or --coq-arg)",
+                EXIT_FAILURES,
+            )

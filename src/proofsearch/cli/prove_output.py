@@ -1,0 +1,150 @@
+"""The end of ``proofsearch prove``: the diff, the table per file, the write, the record
+that ``proofsearch report`` reads (``RESULTS.prove.json`` beside the results file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from proofsearch.cli import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.console import print_error, print_notice
+
+if TYPE_CHECKING:
+    from proofsearch.project.outcome import Outcome
+    from proofsearch.project.plan import HolePlan
+    from proofsearch.trace.sources import Project
+
+
+def write_back(
+    args: argparse.Namespace,
+    project: Project,
+    plan: HolePlan,
+    results: dict[str, dict[str, Any]],
+    output: Path,
+    clock: dict[str, float],
+    start: float,
+    console: Console,
+) -> int:
+    from proofsearch.project.outcome import decide
+    from proofsearch.project.patch import fill_text, unified_diff, write_atomic
+    from proofsearch.project.plan import file_changed
+    from proofsearch.project.writeback import ProjectBroken
+
+    step = time.perf_counter()
+    try:
+        outcome = decide(project, plan, results, strict=args.strict, coqc=args.coqc)
+    except ProjectBroken as exc:
+        print_error(console, str(exc))
+        return EXIT_FAILURES
+    clock["rebuild"] = outcome.rebuild_seconds
+    by_module: dict[str, dict[Any, tuple[str, ...]]] = {}
+    for hole, proof in outcome.filled.items():
+        by_module.setdefault(hole.source.module, {})[hole] = proof
+    diff: list[str] = []
+    new_texts: dict[str, str] = {}
+    files = {source.module: source for source in project.sources}
+    for module in plan.texts:
+        if module in by_module:
+            new_texts[module] = fill_text(plan.texts[module], by_module[module])
+            diff.append(unified_diff(files[module].file, plan.texts[module], new_texts[module]))
+    patch = "".join(diff)
+    if args.patch is not None:
+        args.patch.write_text(patch, encoding="utf-8")
+    elif not args.write and patch:
+        print(patch, end="")
+    refused: list[str] = list(outcome.changed_files)
+    if args.write:
+        for module, text in new_texts.items():
+            source = files[module]
+            if file_changed(source.path, plan.digests[module]):
+                refused.append(source.file)
+                for hole in by_module[module]:
+                    outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
+                    del outcome.filled[hole]
+                continue
+            write_atomic(source.path, text)
+    clock["write-back"] = time.perf_counter() - step - outcome.rebuild_seconds
+    wall = time.perf_counter() - start
+    _table(plan, outcome, results, args.write)
+    for hole, reason in sorted(
+        outcome.left.items(), key=lambda item: (item[0].source.file, item[0].line)
+    ):
+        print(f"left Admitted: {hole.source.file}:{hole.line} {hole.qualid}: {reason}")
+    for hole, lemmas in outcome.resting.items():
+        print(
+            f"rests on Admitted: {hole.source.file}:{hole.line} {hole.qualid} uses "
+            f"{', '.join(lemmas)} (Print Assumptions); --strict leaves it Admitted"
+        )
+    for file in sorted(set(refused)):
+        print_error(console, f"{file} changed since it was traced: not written; run prove again")
+    around = clock["holes"] + clock["header"] + clock["rebuild"] + clock["write-back"]
+    print(
+        f"time: {wall:.1f} s wall; holes {clock['holes']:.2f} s, trace {clock['trace']:.1f} s, "
+        f"search {clock['search']:.1f} s (headers {clock['header']:.1f} s), rebuild "
+        f"{clock['rebuild']:.1f} s, write-back {clock['write-back']:.1f} s; around the "
+        f"search {around:.1f} s ({100 * around / wall if wall else 0:.0f} % of wall)"
+    )
+    if not args.write and outcome.filled:
+        print_notice(console, "dry run: nothing written; pass --write (with --resume) to apply")
+    _save(output, plan, outcome, results, args.write, clock, wall)
+    return EXIT_FAILURES if refused else EXIT_OK
+
+
+def _table(
+    plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]], written: bool
+) -> None:
+    table = Table(title="prove: written" if written else "prove: dry run")
+    for column in ("file", "holes", "filled", "left", "time (s)"):
+        table.add_column(column, justify="left" if column == "file" else "right")
+    files: dict[str, list[Any]] = {}
+    for hole in plan.selected:
+        files.setdefault(hole.source.file, []).append(hole)
+    for file, holes in files.items():
+        filled = sum(1 for h in holes if h in outcome.filled)
+        seconds = sum(float((results.get(h.name) or {}).get("total_time") or 0.0) for h in holes)
+        table.add_row(
+            file, str(len(holes)), str(filled), str(len(holes) - filled), f"{seconds:.1f}"
+        )
+    Console(soft_wrap=True).print(table)
+
+
+def _save(
+    output: Path,
+    plan: HolePlan,
+    outcome: Outcome,
+    results: dict[str, dict[str, Any]],
+    written: bool,
+    clock: dict[str, float],
+    wall: float,
+) -> None:
+    """``RESULTS.prove.json``: per file, the proofs found and the holes left."""
+    files: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for hole in plan.selected:
+        entry = files.setdefault(hole.source.file, {"filled": [], "left": []})
+        if hole in outcome.filled:
+            item: dict[str, Any] = {
+                "name": hole.qualid,
+                "line": hole.line,
+                "proof": list(outcome.filled[hole]),
+            }
+            if hole in outcome.resting:
+                item["rests_on_admitted"] = outcome.resting[hole]
+            entry["filled"].append(item)
+        else:
+            entry["left"].append(
+                {"name": hole.qualid, "line": hole.line, "reason": outcome.left.get(hole, "")}
+            )
+    record = {
+        "written": written,
+        "files": files,
+        "seconds": {**clock, "wall": wall},
+    }
+    path = output.with_name(output.name + ".prove.json")
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,95 @@
+"""What a project is: its ``.v`` files, their logical names and Coq's arguments.
+
+Three descriptions give one :class:`~proofsearch.trace.sources.Project` (the tracer's
+own, so tracing, hole finding and rebuilding agree on every file's module): a folder
+with a ``_CoqProject`` (read by the tracer), a dune project (``dune-project`` plus
+``coq.theory`` stanzas, :mod:`.dune`), or ``.v`` files with ``--coq-arg``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from proofsearch.project.dune import DuneError, theories
+from proofsearch.trace import sources
+from proofsearch.trace.sources import Project, Source, SourceError
+
+
+def load_project(
+    inputs: Sequence[Path], coq_args: Sequence[str] = (), coqc: str = "coqc"
+) -> Project:
+    """The project named by ``inputs``: one folder, or ``.v`` files.
+
+    Raises :class:`SourceError` with one line naming the input when it is neither.
+    """
+    if not inputs:
+        raise SourceError("PROJECT: give a folder with a _CoqProject or dune-project, or .v files")
+    first = inputs[0]
+    if first.is_dir():
+        if (first / "_CoqProject").is_file():
+            return sources.coqproject(first, coq_args, coqc)
+        if (first / "dune-project").is_file():
+            return dune_project(first, coq_args, coqc)
+        raise SourceError(f"{first}: no _CoqProject or dune-project in this folder")
+    if not first.exists():
+        raise SourceError(f"{first}: no such file or folder")
+    for item in inputs:
+        if item.is_dir():
+            raise SourceError(f"{item}: give one project folder first, or only .v files")
+    return sources.file_list(list(inputs), coq_args, coqc)
+
+
+def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
+    """A dune project: each ``coq.theory`` folder is ``-R FOLDER NAME`` (dune's mapping)."""
+    try:
+        found = theories(folder)
+    except (DuneError, OSError) as exc:
+        raise SourceError(str(exc)) from None
+    if not found:
+        raise SourceError(f"{folder}: dune-project but no (coq.theory …) stanza in any dune file")
+    tokens: list[str] = []
+    for theory in found:
+        tokens += ["-R", str(theory.folder), theory.name]
+        for flag in theory.flags:
+            tokens += ["-arg", flag]
+    root = folder.resolve()
+    project = Project(root.name, root, [], [], compile=True)
+    args, mappings, _ = sources._parse_loadpath(tokens, root, f"{folder}/dune")
+    more_args, more_maps, _ = sources._parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
+    project.args = args + more_args
+    project.mappings = mappings + more_maps + sources.installed_mappings(sources.coq_where(coqc))
+    paths = sorted({p.resolve() for theory in found for p in theory.folder.rglob("*.v")})
+    paths = [p for p in paths if "_build" not in p.relative_to(root).parts]
+    project.sources = [_source(path, project) for path in paths]
+    return project
+
+
+def _source(path: Path, project: Project) -> Source:
+    module = project.module_of(path)
+    if module is None:
+        raise SourceError(f"{path}: not under any coq.theory folder of the project")
+    return Source(path, path.relative_to(project.root).as_posix(), module)
+
+
+def select_files(project: Project, files: Sequence[Path]) -> list[Source]:
+    """The project's sources named by ``FILES…`` (all of them when none is given)."""
+    if not files:
+        return list(project.sources)
+    by_path = {source.path.resolve(): source for source in project.sources}
+    chosen: list[Source] = []
+    for file in files:
+        candidates = [file, project.root / file]
+        match = next((by_path[c.resolve()] for c in candidates if c.resolve() in by_path), None)
+        if match is None:
+            raise SourceError(f"{file}: not a .v file of the project {project.root}")
+        if match not in chosen:
+            chosen.append(match)
+    return chosen
+
+
+def project_key(project: Project) -> str:
+    """A folder name for the project's cache: its name and a hash of where it is."""
+    digest = hashlib.sha256(str(project.root).encode()).hexdigest()[:10]
+    return f"{project.name}-{digest}"

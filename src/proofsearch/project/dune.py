@@ -1,0 +1,89 @@
+"""dune's ``(coq.theory (name …) (theories …))`` stanzas, read as Coq loadpath flags.
+
+A dune Coq project has a ``dune-project`` at its root and, in each theory's folder, a
+``dune`` file whose ``coq.theory`` stanza names the theory. Coq sees a theory's folder
+as ``-R FOLDER NAME`` (dune passes ``-R`` for the theory being built and its project
+dependencies); ``theories`` naming a theory outside the project means an installed
+library, which Coq finds in ``user-contrib`` with no flag. Only what the loadpath needs
+is read: ``name`` and ``flags`` (``-arg`` values for Coq); the rest of the stanza is
+dune's business.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s();"]+')
+
+SExp = str | list["SExp"]
+
+
+class DuneError(ValueError):
+    """A ``dune`` file that cannot be read: the message names the file."""
+
+
+def parse_sexps(text: str, where: str) -> list[SExp]:
+    """The S-expressions of a dune file (comments dropped, strings unquoted)."""
+    stack: list[list[SExp]] = [[]]
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise DuneError(f"{where}: cannot read the text at offset {position}")
+        token = match.group(0)
+        position = match.end()
+        if token.isspace() or token.startswith(";"):
+            continue
+        if token == "(":
+            stack.append([])
+        elif token == ")":
+            if len(stack) == 1:
+                raise DuneError(f"{where}: unbalanced ')'")
+            done = stack.pop()
+            stack[-1].append(done)
+        elif token.startswith('"'):
+            stack[-1].append(token[1:-1])
+        else:
+            stack[-1].append(token)
+    if len(stack) != 1:
+        raise DuneError(f"{where}: unbalanced '('")
+    return stack[0]
+
+
+@dataclass(frozen=True)
+class Theory:
+    """One ``coq.theory``: its folder, its logical name and its extra Coq flags."""
+
+    folder: Path
+    name: str
+    flags: tuple[str, ...] = field(default=())
+
+
+def _field(stanza: list[SExp], key: str) -> list[SExp] | None:
+    for item in stanza[1:]:
+        if isinstance(item, list) and item and item[0] == key:
+            return item[1:]
+    return None
+
+
+def theories(root: Path) -> list[Theory]:
+    """Every ``coq.theory`` under ``root`` (``_build`` and hidden folders skipped)."""
+    found: list[Theory] = []
+    for dune in sorted(root.rglob("dune")):
+        relative = dune.relative_to(root).parts
+        if any(part == "_build" or part.startswith(".") for part in relative):
+            continue
+        where = str(dune)
+        for stanza in parse_sexps(dune.read_text(encoding="utf-8"), where):
+            if not isinstance(stanza, list) or not stanza or stanza[0] != "coq.theory":
+                continue
+            name = _field(stanza, "name")
+            if not name or not isinstance(name[0], str):
+                raise DuneError(f"{where}: coq.theory without (name …)")
+            flags = [f for f in (_field(stanza, "flags") or []) if isinstance(f, str)]
+            found.append(
+                Theory(dune.parent.resolve(), name[0], tuple(f for f in flags if f != ":standard"))
+            )
+    return found

@@ -1,0 +1,209 @@
+"""Where a file's holes are: every proof that ends in ``Admitted.``.
+
+The file is read with the project's own sentence splitter
+(:mod:`proofsearch.env.coq.sentences`: nested comments, strings, bullets, braces) and
+its scopes with :mod:`proofsearch.env.coq.vernac`, never with regexes over lines. A
+hole is a lemma statement, an optional ``Proof``/``Proof using …`` sentence, any
+tactics, and ``Admitted.``. Its theorem entry is what Coq would let that point see:
+the file's prefix as ``header`` (built by the stdlib extractor's
+:class:`~proofsearch.bench.stdlib_extract.StdlibLemma`, so sealed modules are opened
+the same way), the ``End`` sentences as ``footer``, and ``module``/``file``/``line``
+for the index's no-leak rule.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from proofsearch.bench.stdlib_extract import StdlibLemma
+from proofsearch.env.coq import vernac
+from proofsearch.env.coq.sentences import Sentence, split_sentences
+from proofsearch.env.coq.vernac import ScopeStack, command_of
+from proofsearch.trace.sources import Source
+
+#: Statements whose ``Admitted`` proof is a hole (``Definition``s too: ``Admitted`` and
+#: ``Qed`` both leave them opaque, so filling one changes nothing for later code).
+HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition"}
+
+
+@dataclass(frozen=True)
+class Hole:
+    """One ``Admitted`` proof: where it is, and the text around it."""
+
+    source: Source
+    line: int
+    ident: str
+    #: Qualified by the enclosing modules (``M.lemma``), as ``Print Assumptions`` names it.
+    qualid: str
+    statement: str
+    #: Offsets of the span a proof replaces: from ``Proof``'s start (or the statement's
+    #: end when there is no ``Proof`` sentence) to ``Admitted.``'s end.
+    start: int
+    end: int
+    #: The ``Proof``/``Proof using …`` sentence, kept as written ("" when absent).
+    proof_sentence: str
+    #: Indentation of the statement's line, of the tactics, and of ``Admitted``.
+    indent: str
+    tactic_indent: str
+    qed_indent: str
+    #: Tactics written before ``Admitted`` (``admit.`` steps included).
+    partial: tuple[str, ...]
+    header: str
+    footer: str
+    in_section: bool
+
+    @property
+    def name(self) -> str:
+        """Unique in the project: the file and the qualified name."""
+        return f"{self.source.file}:{self.qualid}"
+
+    def to_record(self, allowed_axioms: Sequence[str] = ()) -> dict[str, Any]:
+        """The theorem-file line for ``search``: header, statement, footer, place."""
+        return {
+            "name": self.name,
+            "statement": self.statement,
+            "header": self.header,
+            "footer": self.footer,
+            "qualid": self.qualid,
+            "module": self.source.module,
+            "file": self.source.file,
+            "line": self.line,
+            "allowed_axioms": list(allowed_axioms),
+            "hole": True,
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An ``Admitted`` proof that is not searched, and why."""
+
+    source: Source
+    line: int
+    ident: str
+    reason: str
+
+
+def _indent_of(text: str, offset: int) -> tuple[str, bool]:
+    """The indentation of the line holding ``offset``, and whether ``offset`` starts it."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    before = text[line_start:offset]
+    indent = before[: len(before) - len(before.lstrip(" \t"))]
+    return indent, before.strip() == ""
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, int] | None:
+    """(index of ``Proof…``, index of ``Admitted``) after the statement at ``start``."""
+    proof: int | None = None
+    for index in range(start + 1, len(sentences)):
+        command = command_of(sentences[index].text)
+        if index == start + 1 and command.word == "Proof":
+            rest = command.words[1:2]
+            if command.bare.rstrip(".").strip() != "Proof" and rest not in (("using",), ("with",)):
+                return None  # ``Proof term.``: a finished proof
+            proof = index
+            continue
+        if vernac.is_proof_ender(command):
+            return (proof, index) if command.word == "Admitted" else None
+        if command.word in HOLE_KEYWORDS or command.word in ("Section", "Module", "End"):
+            return None
+    return None
+
+
+def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
+    """The holes of one file, top to bottom, and the ``Admitted`` proofs left out.
+
+    Raises :class:`~proofsearch.env.coq.sentences.SentenceError` for a file that cannot
+    be split (an unterminated comment or string).
+    """
+    sentences = split_sentences(text)
+    stack = ScopeStack()
+    holes: list[Hole] = []
+    skipped: list[Skipped] = []
+    for index, sentence in enumerate(sentences):
+        command = command_of(sentence.text)
+        stack.apply(command, index)
+        if command.word not in HOLE_KEYWORDS:
+            continue
+        found = _proof_end(sentences, index)
+        if found is None:
+            continue
+        proof, admitted = found
+        line = _line_of(text, sentence.start)
+        ident = command.ident
+        kinds = stack.kinds
+        reason = ""
+        if not ident:
+            reason = "no name"
+        elif "module_type" in kinds or "functor" in kinds:
+            reason = "inside a Module Type or functor: not a constant of the library"
+        elif stack.broken:
+            reason = "an End before it closes no open Section/Module"
+        if reason:
+            skipped.append(Skipped(source, line, ident, reason))
+            continue
+        first_tactic = (proof if proof is not None else index) + 1
+        partial = [s.text for s in sentences[first_tactic:admitted]]
+        indent, _ = _indent_of(text, sentence.start)
+        tactic_indent = indent + "  "
+        if first_tactic < admitted:
+            own, alone = _indent_of(text, sentences[first_tactic].start)
+            if alone:
+                tactic_indent = own
+        admitted_indent, alone = _indent_of(text, sentences[admitted].start)
+        lemma = StdlibLemma(
+            file=source.file,
+            part="",
+            line=line,
+            keyword=command.word,
+            ident=ident,
+            qualid=stack.qualify(ident),
+            statement=sentence.text,
+            reference_proof="",
+            ends_with="admitted",
+            scopes=tuple(stack.scopes),
+            index=index,
+            sentences=sentences,
+        )
+        statement_end = sentence.start + len(sentence.text)
+        holes.append(
+            Hole(
+                source=source,
+                line=line,
+                ident=ident,
+                qualid=lemma.qualid,
+                statement=sentence.text,
+                start=sentences[proof].start if proof is not None else statement_end,
+                end=sentences[admitted].start + len(sentences[admitted].text),
+                proof_sentence=sentences[proof].text if proof is not None else "",
+                indent=indent,
+                tactic_indent=tactic_indent,
+                qed_indent=admitted_indent if alone else indent,
+                partial=tuple(partial),
+                header=lemma.header,
+                footer=lemma.footer,
+                in_section="section" in kinds,
+            )
+        )
+    return holes, skipped
+
+
+def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:
+    """The holes whose name (``ident``, ``qualid`` or ``file:qualid``) matches a glob."""
+    if not patterns:
+        return list(holes)
+    return [
+        hole
+        for hole in holes
+        if any(
+            fnmatch.fnmatchcase(candidate, pattern)
+            for pattern in patterns
+            for candidate in (hole.ident, hole.qualid, hole.name)
+        )
+    ]

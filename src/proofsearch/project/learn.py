@@ -1,0 +1,67 @@
+"""What the search learns from: the project's own trace (incremental, with the tracer's
+shards and resume), and the traces given with ``--index``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from proofsearch.trace.runner import Limits, Summary, plan, run
+from proofsearch.trace.schema import FileRecord
+from proofsearch.trace.sources import Project
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/proofsearch`` (``~/.cache/proofsearch``)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "proofsearch"
+
+
+class TraceFailed(Exception):
+    """A project file could not be traced (it does not compile): one line, its place."""
+
+
+def trace_project(
+    project: Project,
+    out: Path,
+    *,
+    jobs: int | None = None,
+    coqc: str = "coqc",
+    progress: Callable[[list[object], Summary], object] | None = None,
+) -> Summary:
+    """Trace the project's files whose shard is stale (every file the first time).
+
+    Raises :class:`TraceFailed` naming the first file that failed, Coq's message and
+    the fix; the other files' shards are written all the same.
+    """
+    jobs_list, fresh = plan(
+        project, out, limits=Limits(timeout=1800.0), coqc=coqc, retry_failed=True
+    )
+    summary = Summary(files=len(project.sources))
+    for record in fresh:
+        summary.add(record, skipped=True)
+    failed = [r for r in fresh if r.status == "failed"]
+    if jobs_list:
+        if progress is not None:
+            with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
+                records = run(jobs_list, workers=jobs, on_record=bar.record)
+        else:
+            records = run(jobs_list, workers=jobs)
+            for record in records:
+                summary.add(record, skipped=False)
+        failed += [r for r in records if r.status == "failed"]
+    if failed:
+        raise TraceFailed(_failure_line(failed[0], len(failed)))
+    return summary
+
+
+def _failure_line(record: FileRecord, count: int) -> str:
+    message = " ".join((record.error.message if record.error else "").split())[:400].rstrip(".")
+    line = record.error.line if record.error else 1
+    more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
+    return (
+        f"{record.file}:{line}: the file does not compile: {message}{more}. Fix: make the "
+        "project build with coqc (check the _CoqProject's -R/-Q lines or --coq-arg)"
+    )

@@ -1,0 +1,144 @@
+"""The installed libraries a project requires, traced once per library and Coq version.
+
+``coqdep`` only resolves a ``Require`` of an installed library when that library is on
+its loadpath, so the project's files are read once more with every installed library
+mapped (``-R $(coqc -where)/theories Coq``, ``-R user-contrib/X X``). The library
+modules they require, and what those require in turn, are traced (only those: the
+whole standard library takes twenty minutes); a library without ``.v`` sources is
+left out. The standard library's trace goes to ``trace --coq-stdlib``'s own folder
+(``$XDG_CACHE_HOME/proofsearch/trace/coq-stdlib``), so a full trace made there is
+reused; another library's to ``…/proofsearch/libraries/<coq version>/<name>``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proofsearch.project.learn import cache_root
+from proofsearch.trace.deps import requires
+from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
+from proofsearch.trace.sources import (
+    Project,
+    Source,
+    SourceError,
+    coq_where,
+    installed_mappings,
+    module_of,
+    stdlib_project,
+)
+
+
+@dataclass(frozen=True)
+class Library:
+    """An installed library: its logical prefix and its source folder."""
+
+    prefix: str
+    root: Path
+
+
+def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, set[str]]:
+    """Library prefix → the library modules the project's files require directly."""
+    installed = installed_mappings(coq_where(coqc))
+    args = list(project.args)
+    for folder, prefix in installed:
+        args += ["-R", str(folder), prefix]
+    files = [str(source.path) for source in project.sources]
+    found: dict[str, set[str]] = {}
+    for start in range(0, len(files), 200):
+        try:
+            done = subprocess.run(
+                ["coqdep", *args, *files[start : start + 200]],
+                cwd=project.root, capture_output=True, text=True, check=False, timeout=600,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SourceError(f"coqdep failed: {exc}") from None
+        for line in done.stdout.splitlines():
+            head, sep, tail = line.partition(": ")
+            if not sep or not head.split(" ", 1)[0].endswith(".vo"):
+                continue
+            for token in tail.split():
+                path = Path(token)
+                if not token.endswith(".vo") or not path.is_absolute():
+                    continue
+                module = module_of(path.with_suffix(".v"), installed)
+                if module is not None:
+                    found.setdefault(module.split(".", 1)[0], set()).add(module)
+    return found
+
+
+def _closure(graph: dict[str, list[str]], roots: set[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        module = todo.pop()
+        if module in graph and module not in seen:
+            seen.add(module)
+            todo += graph[module]
+    return seen
+
+
+def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
+    """The installed library ``prefix`` as a (never compiled) project, or ``None``
+    when its sources are not installed."""
+    if prefix == "Coq":
+        return stdlib_project(coqc)
+    coqlib = coq_where(coqc)
+    root = coqlib / "user-contrib" / prefix
+    paths = sorted(root.rglob("*.v")) if root.is_dir() else []
+    if not paths:
+        return None
+    project = Project(prefix, root, ["-R", str(root), prefix], installed_mappings(coqlib))
+    project.compile = False
+    for path in paths:
+        module = module_of(path, project.mappings)
+        if module is not None:
+            project.sources.append(Source(path, path.relative_to(root).as_posix(), module))
+    return project
+
+
+def library_out(prefix: str, coqc: str = "coqc") -> Path:
+    if prefix == "Coq":
+        return cache_root() / "trace" / "coq-stdlib"
+    return cache_root() / "libraries" / coq_version(coqc) / prefix
+
+
+def trace_libraries(
+    project: Project,
+    *,
+    jobs: int | None = None,
+    coqc: str = "coqc",
+    progress: Callable[[list[object], Summary], object] | None = None,
+) -> list[Path]:
+    """Trace what the project requires of each installed library; their trace folders.
+
+    A library file that fails to trace is left out of the index (its shard says why);
+    it does not stop the run.
+    """
+    outs: list[Path] = []
+    wanted = required_library_modules(project, coqc)
+    wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
+    for prefix, roots in sorted(wanted.items()):
+        library = library_project(prefix, coqc)
+        if library is None:
+            continue
+        graph = requires(library)
+        keep = _closure(graph, roots)
+        library.sources = [s for s in library.sources if s.module in keep]
+        out = library_out(prefix, coqc)
+        jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
+        if jobs_list:
+            summary = Summary(files=len(jobs_list))
+            if progress is not None:
+                with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
+                    run(jobs_list, workers=jobs, on_record=bar.record)
+            else:
+                run(jobs_list, workers=jobs)
+        outs.append(out)
+    return outs
+
+
+def existing(paths: Sequence[Path]) -> list[Path]:
+    return [path for path in paths if (path / "files").is_dir()]

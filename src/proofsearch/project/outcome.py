@@ -1,0 +1,88 @@
+"""What a prove run ends with: per hole, the proof written or why it was not.
+
+:func:`decide` takes the search's results and keeps the checked proofs, refuses those
+of files changed since they were read, verifies the rest with a scratch rebuild
+(:mod:`.writeback`), and marks (``--strict``: refuses) proofs resting on a lemma that
+stays ``Admitted``. A refusal under ``--strict`` turns that lemma back into an
+``Admitted`` one, so the rule is applied until nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from proofsearch.project.holes import Hole
+from proofsearch.project.plan import HolePlan, file_changed
+from proofsearch.project.rebuild import ScratchBuild
+from proofsearch.project.writeback import Fills, resting_on_admitted, verify_fills
+from proofsearch.trace.sources import Project
+
+
+@dataclass
+class Outcome:
+    """Filled holes (with their proof), holes left (with the reason), and marks."""
+
+    filled: Fills = field(default_factory=dict)
+    left: dict[Hole, str] = field(default_factory=dict)
+    #: Filled holes whose proof rests on a lemma still ``Admitted``: those lemmas.
+    resting: dict[Hole, list[str]] = field(default_factory=dict)
+    changed_files: list[str] = field(default_factory=list)
+    rebuild_seconds: float = 0.0
+
+
+def _why_not(record: dict[str, Any] | None) -> str:
+    if record is None:
+        return "not searched"
+    status = record["status"]
+    if status == "error":
+        return f"error: {' '.join(str(record.get('error')).split())[:200]}"
+    reasons = {"failed": "no proof: search tree exhausted", "open": "no proof within the budget"}
+    return reasons.get(str(status), str(status))
+
+
+def decide(
+    project: Project,
+    plan: HolePlan,
+    results: Mapping[str, dict[str, Any]],
+    *,
+    strict: bool,
+    coqc: str = "coqc",
+) -> Outcome:
+    outcome = Outcome()
+    found: Fills = {}
+    axioms: dict[Hole, list[str]] = {}
+    for hole in plan.selected:
+        record = results.get(hole.name)
+        if record and record["status"] == "proved" and record.get("checked") and record["proof"]:
+            found[hole] = tuple(record["proof"])
+            axioms[hole] = list(record.get("axioms") or [])
+        else:
+            outcome.left[hole] = _why_not(record)
+    for module in sorted({hole.source.module for hole in found}):
+        source = next(h.source for h in found if h.source.module == module)
+        if file_changed(source.path, plan.digests[module]):
+            outcome.changed_files.append(source.file)
+            for hole in [h for h in found if h.source.module == module]:
+                outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
+                del found[hole]
+    admitted = {h.qualid for h in plan.all_holes}
+    admitted |= {s.ident for s in plan.skipped}
+    if not found:
+        return outcome
+    with ScratchBuild(project, plan.graph, coqc=coqc) as scratch:
+        while True:
+            accepted, rejected = verify_fills(scratch, found)
+            outcome.left.update(rejected)
+            still = admitted - {h.qualid for h in accepted}
+            resting = resting_on_admitted(axioms, accepted, still)
+            if not strict or not resting:
+                break
+            for hole, lemmas in resting.items():
+                outcome.left[hole] = f"--strict: rests on {', '.join(lemmas)}, still Admitted"
+            found = {h: p for h, p in accepted.items() if h not in resting}
+        outcome.rebuild_seconds = scratch.seconds
+    outcome.filled = accepted
+    outcome.resting = resting
+    return outcome

@@ -1,0 +1,93 @@
+"""The holes of a project in the order they are searched: files in dependency order,
+then top to bottom, so a proof found early is learned before later holes are searched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proofsearch.env.coq.sentences import SentenceError
+from proofsearch.project.holes import Hole, Skipped, find_holes, select_lemmas
+from proofsearch.trace.deps import order
+from proofsearch.trace.sources import Project, Source, SourceError
+
+
+@dataclass
+class HolePlan:
+    """Every hole of the project, those selected for this run, and the file texts."""
+
+    graph: dict[str, list[str]]
+    #: Module → the file's text as read (bytes decoded, line endings kept).
+    texts: dict[str, str]
+    #: Module → sha256 of the file's bytes as read.
+    digests: dict[str, str]
+    all_holes: list[Hole] = field(default_factory=list)
+    selected: list[Hole] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def admitted_names(self) -> list[str]:
+        """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
+        return sorted({h.qualid for h in self.all_holes} | {s.ident for s in self.skipped})
+
+    def theorem_records(self) -> list[dict[str, Any]]:
+        """The theorem-file lines of the selected holes, in search order.
+
+        A proof may rest on another ``Admitted`` lemma (it is an axiom to ``Print
+        Assumptions``): allowed here so that it is found, reported, and refused by
+        ``--strict``.
+        """
+        allowed = [name.rsplit(".", 1)[-1] for name in self.admitted_names()]
+        records = []
+        for hole in self.selected:
+            record = hole.to_record(allowed)
+            record["source_sha256"] = self.digests[hole.source.module]
+            records.append(record)
+        return records
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def plan_holes(
+    project: Project,
+    graph: Mapping[str, Sequence[str]],
+    files: Sequence[Source],
+    lemmas: Sequence[str],
+) -> HolePlan:
+    """Find every hole; select those of ``files`` matching ``lemmas`` (globs)."""
+    plan = HolePlan(graph={k: list(v) for k, v in graph.items()}, texts={}, digests={})
+    by_module = {source.module: source for source in project.sources}
+    chosen = {source.module for source in files}
+    for module in order(plan.graph):
+        source = by_module[module]
+        data = source.path.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SourceError(f"{source.file}: not UTF-8 text ({exc})") from None
+        plan.texts[module] = text
+        plan.digests[module] = digest(data)
+        try:
+            holes, skipped = find_holes(source, text)
+        except SentenceError as exc:
+            raise SourceError(f"{source.file}: cannot be split into sentences: {exc}") from None
+        plan.all_holes += holes
+        plan.skipped += skipped
+        if module in chosen:
+            plan.selected += holes
+    if lemmas:
+        plan.selected = select_lemmas(plan.selected, lemmas)
+        for pattern in lemmas:
+            if not select_lemmas(plan.selected, [pattern]):
+                raise SourceError(f"--lemma {pattern}: no hole of the selected files matches")
+    return plan
+
+
+def file_changed(path: Path, expected: str) -> bool:
+    """Whether the file's bytes differ from those read (sha256 ``expected``)."""
+    return digest(path.read_bytes()) != expected

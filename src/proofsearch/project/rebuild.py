@@ -1,0 +1,183 @@
+"""Compiling changed files and every project file that depends on them, in a scratch copy.
+
+Nothing is written to the project until its filled files and their dependents compile.
+The project folder is copied (its ``.vo`` files included, so unchanged files need no
+build) into a temporary folder, the loadpath is pointed at the copy, and ``coqc`` runs
+on each changed file and each file that requires one (directly or not), in dependency
+order. Coq refuses a ``.vo`` compiled against an older version of a library it requires,
+so every dependent is rebuilt, not only the changed files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proofsearch.env.coq.version import coq_env
+from proofsearch.trace.deps import order
+from proofsearch.trace.sources import Project
+
+_COQC_LINE = re.compile(r'File "[^"]*", line (\d+)')
+
+
+@dataclass(frozen=True)
+class BuildFailure:
+    """The first file of a build that did not compile: where, and Coq's message."""
+
+    module: str
+    file: str
+    line: int
+    message: str
+
+    @property
+    def summary(self) -> str:
+        """Coq's message on one line (the ``Error:`` part when there is one)."""
+        text = " ".join(self.message.split())
+        _, found, error = text.partition("Error:")
+        return (error.strip() if found else text)[:300]
+
+
+def dependents(graph: Mapping[str, Sequence[str]], changed: set[str]) -> set[str]:
+    """``changed`` and every module that requires one of them, directly or not."""
+    result = set(changed)
+    grew = True
+    while grew:
+        grew = False
+        for module, required in graph.items():
+            if module not in result and any(r in result for r in required):
+                result.add(module)
+                grew = True
+    return result
+
+
+def requirements(graph: Mapping[str, Sequence[str]], module: str) -> set[str]:
+    """The project modules ``module`` requires, directly or not."""
+    found: set[str] = set()
+    todo = list(graph.get(module, ()))
+    while todo:
+        name = todo.pop()
+        if name in graph and name not in found:
+            found.add(name)
+            todo.extend(graph[name])
+    return found
+
+
+class ScratchBuild:
+    """A copy of the project where filled texts are compiled before they are written."""
+
+    def __init__(
+        self,
+        project: Project,
+        graph: Mapping[str, Sequence[str]],
+        *,
+        coqc: str = "coqc",
+        timeout: float = 600.0,
+    ) -> None:
+        self.project = project
+        self.graph = dict(graph)
+        self.coqc = coqc
+        self.timeout = timeout
+        self._tmp = tempfile.TemporaryDirectory(prefix="proofsearch-rebuild-")
+        self.root = Path(self._tmp.name) / project.root.name
+        shutil.copytree(
+            project.root,
+            self.root,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(".git", "_build", ".*.aux"),
+        )
+        self.args = [self._moved(arg) for arg in project.args]
+        self.paths = {source.module: self._moved_path(source.path) for source in project.sources}
+        self.files = {source.module: source.file for source in project.sources}
+        self.originals = {
+            source.module: source.path.read_bytes().decode("utf-8") for source in project.sources
+        }
+        self._written: dict[str, str] = {}
+        self._order = order({m: list(self.graph.get(m, ())) for m in self.originals})
+        #: What each scratch ``.vo`` was compiled from: a hash of its text and of what
+        #: its requirements were compiled from (the copied ``.vo`` files: the originals).
+        self._compiled: dict[str, str | None] = self._fingerprints(self.originals)
+        #: Seconds spent in coqc, for the run's time accounting.
+        self.seconds = 0.0
+
+    def _fingerprints(self, texts: Mapping[str, str]) -> dict[str, str | None]:
+        prints: dict[str, str | None] = {}
+        for module in self._order:
+            digest = hashlib.sha256(texts.get(module, self.originals[module]).encode())
+            for required in self.graph.get(module, ()):
+                digest.update(str(prints.get(required, "")).encode())
+            prints[module] = digest.hexdigest()
+        return prints
+
+    def _moved_path(self, path: Path) -> Path:
+        try:
+            return self.root / path.resolve().relative_to(self.project.root)
+        except ValueError:
+            return path
+
+    def _moved(self, arg: str) -> str:
+        path = Path(arg)
+        if path.is_absolute() and path.exists():
+            return str(self._moved_path(path))
+        return arg
+
+    def build(self, texts: Mapping[str, str], until: str | None = None) -> BuildFailure | None:
+        """Write ``texts`` (module → text; other modules get their original text back)
+        and compile every module whose ``.vo`` no longer matches its text or its
+        requirements, in dependency order; ``until``: only it and what it requires."""
+        for module, original in self.originals.items():
+            text = texts.get(module, original)
+            if self._written.get(module, original) != text:
+                self.paths[module].write_bytes(text.encode("utf-8"))
+                self._written[module] = text
+        wanted = self._fingerprints(texts)
+        scope = None if until is None else requirements(self.graph, until) | {until}
+        for module in self._order:
+            if self._compiled.get(module) == wanted[module]:
+                continue
+            if scope is not None and module not in scope:
+                continue
+            failure = self._compile(module)
+            if failure is not None:
+                self._compiled[module] = None
+                return failure
+            self._compiled[module] = wanted[module]
+        return None
+
+    def _compile(self, module: str) -> BuildFailure | None:
+        import time
+
+        start = time.perf_counter()
+        command = [self.coqc, *self.args, str(self.paths[module])]
+        try:
+            done = subprocess.run(
+                command, cwd=self.root, capture_output=True, text=True,
+                timeout=self.timeout, check=False, env=coq_env(),
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return BuildFailure(
+                module, self.files[module], 1, f"coqc took more than {self.timeout:g} s"
+            )
+        finally:
+            self.seconds += time.perf_counter() - start
+        if done.returncode == 0:
+            return None
+        match = _COQC_LINE.search(done.stderr)
+        message = done.stderr.strip() or f"coqc exited with code {done.returncode}"
+        return BuildFailure(
+            module, self.files[module], int(match.group(1)) if match else 1, message[-2000:]
+        )
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    def __enter__(self) -> ScratchBuild:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+"""Which found proofs may be written: those that keep the whole project building.
+
+:func:`verify_fills` fills every hole that has a proof, compiles the changed files and
+their dependents in a :class:`~proofsearch.project.rebuild.ScratchBuild`, and when a
+file fails, blames one proof and tries again without it: the proof whose lines hold
+the error, or else (a dependent broke, or a later line of the same file) the one among
+the proofs the failing file sees whose removal alone lets it compile. Inside a Section
+the usual cause is that ``Qed`` generalises a lemma over the section variables its
+proof uses, where ``Admitted`` generalised over all of them: its type changed for the
+code after ``End``. :func:`resting_on_admitted` reads ``Print Assumptions``' axioms
+(the results' ``axioms``) to find proofs that still rest on an ``Admitted`` lemma.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from proofsearch.project.holes import Hole
+from proofsearch.project.patch import fill_with_lines
+from proofsearch.project.rebuild import BuildFailure, ScratchBuild, requirements
+
+Fills = dict[Hole, tuple[str, ...]]
+
+SECTION_NOTE = (
+    " (inside a Section: Qed generalises the lemma over the section variables its proof "
+    "uses, Admitted over all of them, so its type changed for what follows)"
+)
+
+
+class ProjectBroken(Exception):
+    """The project does not build even without any filled proof: nothing can be written."""
+
+    def __init__(self, failure: BuildFailure) -> None:
+        super().__init__(
+            f"{failure.file}:{failure.line}: the project does not build without any filled "
+            f"proof: {failure.summary}"
+        )
+        self.failure = failure
+
+
+def filled_texts(
+    originals: Mapping[str, str], fills: Mapping[Hole, Sequence[str]]
+) -> tuple[dict[str, str], dict[Hole, tuple[int, int]]]:
+    """Module → filled text for the modules with fills, and each fill's lines."""
+    by_module: dict[str, dict[Hole, Sequence[str]]] = {}
+    for hole, proof in fills.items():
+        by_module.setdefault(hole.source.module, {})[hole] = proof
+    texts: dict[str, str] = {}
+    lines: dict[Hole, tuple[int, int]] = {}
+    for module, module_fills in by_module.items():
+        texts[module], module_lines = fill_with_lines(originals[module], module_fills)
+        lines.update(module_lines)
+    return texts, lines
+
+
+def verify_fills(
+    scratch: ScratchBuild, fills: Mapping[Hole, Sequence[str]]
+) -> tuple[Fills, dict[Hole, str]]:
+    """(fills that build, rejected fills with the reason)."""
+    accepted: Fills = {hole: tuple(proof) for hole, proof in fills.items()}
+    rejected: dict[Hole, str] = {}
+    while accepted:
+        texts, lines = filled_texts(scratch.originals, accepted)
+        failure = scratch.build(texts)
+        if failure is None:
+            return accepted, rejected
+        culprit = _blame(scratch, failure, accepted, lines)
+        reason = f"breaks {failure.file}:{failure.line}: {failure.summary}"
+        elsewhere = culprit.source.module != failure.module
+        if culprit.in_section and (elsewhere or not _inside(lines[culprit], failure.line)):
+            reason += SECTION_NOTE
+        rejected[culprit] = reason
+        del accepted[culprit]
+    failure = scratch.build({})
+    if failure is not None:
+        raise ProjectBroken(failure)
+    return accepted, rejected
+
+
+def _inside(span: tuple[int, int], line: int) -> bool:
+    return span[0] <= line <= span[1]
+
+
+def _blame(
+    scratch: ScratchBuild,
+    failure: BuildFailure,
+    accepted: Fills,
+    lines: Mapping[Hole, tuple[int, int]],
+) -> Hole:
+    here = [h for h in accepted if h.source.module == failure.module]
+    for hole in here:
+        if _inside(lines[hole], failure.line):
+            return hole
+    seen = requirements(scratch.graph, failure.module)
+    candidates = [h for h in here if lines[h][1] < failure.line]
+    candidates += [h for h in accepted if h.source.module in seen]
+    if not candidates:
+        raise ProjectBroken(failure)
+    if len(candidates) == 1:
+        return candidates[0]
+    for hole in reversed(candidates):  # the latest first: the likeliest to matter
+        trial = {h: p for h, p in accepted.items() if h is not hole}
+        texts, _ = filled_texts(scratch.originals, trial)
+        if scratch.build(texts, until=failure.module) is None:
+            return hole
+    return candidates[-1]
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def resting_on_admitted(
+    axioms: Mapping[Hole, Iterable[str]], filled: Iterable[Hole], admitted: Iterable[str]
+) -> dict[Hole, list[str]]:
+    """Filled holes whose proof rests (directly, or through another filled hole) on a
+    lemma that stays ``Admitted``, with those lemmas' names.
+
+    ``axioms`` are the axioms ``Print Assumptions`` listed for each proof (an
+    ``Admitted`` lemma is one), ``admitted`` the names of the lemmas left ``Admitted``.
+    """
+    still = {_short(name) for name in admitted}
+    by_name = {_short(hole.qualid): hole for hole in filled}
+    result: dict[Hole, list[str]] = {}
+
+    def walk(hole: Hole, trail: frozenset[Hole]) -> set[str]:
+        found: set[str] = set()
+        for axiom in axioms.get(hole, ()):
+            short = _short(axiom)
+            if short in still:
+                found.add(axiom)
+            elif short in by_name and by_name[short] not in trail:
+                found |= walk(by_name[short], trail | {hole})
+        return found
+
+    for hole in by_name.values():
+        found = walk(hole, frozenset())
+        if found:
+            result[hole] = sorted(found)
+    return result

@@ -1,0 +1,190 @@
+"""``proofsearch prove`` on a real Coq project made in the test (real coqidetop, coqc).
+
+See :mod:`tests.prove.project` for the project and :mod:`tests.prove.stand_in` for the
+generator that makes the found proofs known in advance.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from tests.conftest import ROOT
+from tests.prove.project import FILES, HOLES, ORDER, write_project
+
+STAND_IN = "tests.prove.stand_in:by_name"
+
+#: What the stand-in's proofs make of each file (the dry run's diff, and --write).
+FILLED = {
+    "Base.v": FILES["Base.v"].replace("Proof.\nAdmitted.\n", "Proof.\n  reflexivity.\nQed.\n"),
+    "Sec.v": FILES["Sec.v"].replace(
+        "  Proof using f_id.\n    (* a partial attempt *)\n  Admitted.\n",
+        "  Proof using f_id.\n    apply f_id.\n  Qed.\n",
+    ),
+    "Mod.v": FILES["Mod.v"].replace("  Proof. Admitted.\n", "  Proof.\n    lia.\n  Qed.\n"),
+    "Top.v": FILES["Top.v"].replace("Proof. Admitted.\n", "Proof.\n  reflexivity.\nQed.\n"),
+}
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
+
+
+def prove(*args: str) -> int:
+    return main(["prove", *args, "--quiet", "--no-library-trace"])
+
+
+def build(folder: Path) -> None:
+    """The whole project compiles with coqc, file by file in dependency order."""
+    for name in ORDER:
+        done = subprocess.run(
+            ["coqc", "-R", ".", "Proj", name], cwd=folder, capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"{name}: {done.stderr}"
+
+
+def expected_diff() -> str:
+    parts = []
+    for name in ("Base.v", "Mod.v", "Sec.v", "Top.v"):  # the dependency order
+        old, new = FILES[name], FILLED[name]
+        parts += difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        )
+    return "".join(parts)
+
+
+def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_project(tmp_path)
+    assert prove(str(folder), "--list") == 0
+    assert capsys.readouterr().out.splitlines() == HOLES
+    assert prove(str(folder), "Mod.v", "--lemma", "impo*", "--list") == 0
+    assert capsys.readouterr().out.splitlines() == ["Mod.v:8 Arith2.impossible"]
+
+    assert prove(str(tmp_path), "--list") == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"{tmp_path}: no _CoqProject or dune-project in this folder"
+    assert prove(str(folder), "--lemma", "nope", "--list") == 2
+    assert capsys.readouterr().err.strip() == "--lemma nope: no hole of the selected files matches"
+    assert prove(str(folder), "Nope.v", "--list") == 2
+    assert "Nope.v: not a .v file of the project" in capsys.readouterr().err
+    (folder / "Base.v").write_text(
+        FILES["Base.v"].replace("Proof.\nAdmitted.", "Proof.\nreflexivity.\nQed.")
+    )
+    assert prove(str(folder), "Base.v") == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no proof ends in Admitted" in err
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_diff_write_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_project(tmp_path)
+    patch = tmp_path / "holes.patch"
+    results = tmp_path / "results.jsonl"
+    common = ["--generator", STAND_IN, "--timeout", "60", "--output", str(results)]
+    assert prove(str(folder), *common, "--patch", str(patch)) == 0
+    out = capsys.readouterr().out
+    assert patch.read_text() == expected_diff()
+    for name, text in FILES.items():  # a dry run writes nothing
+        assert (folder / name).read_text() == text
+    assert "left Admitted: Sec.v:13 zero_zero: breaks Top.v:3:" in out
+    assert "inside a Section: Qed generalises the lemma" in out
+    assert "left Admitted: Mod.v:8 Arith2.impossible: no proof: search tree exhausted" in out
+
+    assert prove(str(folder), *common, "--resume", "--write") == 0
+    for name in ORDER:
+        assert (folder / name).read_bytes() == FILLED[name].encode(), name
+    build(folder)
+
+    summary = json.loads((tmp_path / "results.jsonl.prove.json").read_text())
+    assert summary["written"] is True
+    assert [f["name"] for f in summary["files"]["Sec.v"]["filled"]] == ["f_twice"]
+    assert [f["name"] for f in summary["files"]["Sec.v"]["left"]] == ["zero_zero"]
+    report = tmp_path / "report"
+    assert main(["report", str(results), "--out", str(report)]) in (0, 1)
+    text = (report / "report.md").read_text()
+    assert "Holes left" in text and "Arith2.impossible" in text and "apply f_id." in text
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_shipped_generators_fill_and_keep_the_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path)
+    assert prove(str(folder), "--timeout", "40", "--write") == 0
+    out = capsys.readouterr().out
+    assert (folder / "Mod.v").read_text().count("Admitted.") == 1  # impossible
+    assert "Arith2.impossible" in out
+    assert "Admitted." not in (folder / "Base.v").read_text()  # dbl_add
+    assert "Admitted." not in (folder / "Top.v").read_text()  # top_twice
+    assert "Lemma zero_zero : 0 = 0.\n  Admitted." in (folder / "Sec.v").read_text()
+    build(folder)
+
+
+def test_kill_then_resume(tmp_path: Path, cache: Path) -> None:
+    folder = write_project(tmp_path)
+    results = tmp_path / "results.jsonl"
+    log = tmp_path / "asked.log"
+    command = [
+        sys.executable, "-m", "proofsearch.cli", "prove", str(folder), "--quiet",
+        "--no-library-trace", "--generator", STAND_IN, "--output", str(results),
+        "--gen-option", f"log={log}",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    process = subprocess.Popen(
+        [*command, "--gen-option", "hang_on=zero_zero"],
+        cwd=ROOT, env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 600
+        while "zero_zero" not in (log.read_text() if log.exists() else ""):
+            assert process.poll() is None, "prove ended before it reached the hole"
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    done = [json.loads(line)["name"] for line in results.read_text().splitlines()]
+    assert done == ["Base.v:dbl_add", "Mod.v:Arith2.add_comm'", "Mod.v:Arith2.impossible",
+                    "Sec.v:f_twice"]  # fmt: skip
+    log.unlink()
+    again = subprocess.run(
+        [*command, "--resume", "--write"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert again.returncode == 0, again.stderr
+    assert log.read_text().splitlines() == ["zero_zero", "top_twice"]
+    for name in ORDER:
+        assert (folder / name).read_text() == FILLED[name]
+    build(folder)
+
+
+def test_dune_project_and_a_file_edited_during_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_project(tmp_path, dune=True)
+    assert prove(str(folder), "--list") == 0
+    assert capsys.readouterr().out.splitlines() == HOLES
+    edit = json.dumps(["Arith2.add_comm'", str(folder / "Mod.v")])
+    code = prove(
+        str(folder), "--generator", STAND_IN, "--gen-option", f"edit={edit}", "--write",
+        "--output", str(tmp_path / "r.jsonl"),
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "Mod.v changed since it was" in captured.out + captured.err
+    mod = (folder / "Mod.v").read_text()
+    assert mod == FILES["Mod.v"] + "(* edited during the run *)\n"
+    for name in ("Base.v", "Top.v"):
+        assert (folder / name).read_text() == FILLED[name]
