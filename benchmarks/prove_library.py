@@ -571,7 +571,7 @@ def prove(args: argparse.Namespace) -> int:
     out.mkdir(exist_ok=True)
     command = [
         *args.launcher,
-        sys.executable, "-m", "proofsearch", "prove", str(project), "--write",
+        sys.executable, "-m", "proofsearch.cli", "prove", str(project), "--write",
         "--timeout", f"{args.timeout:g}", "--workers", str(args.workers),
         *args.extra,
     ]  # fmt: skip
