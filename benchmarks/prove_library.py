@@ -123,7 +123,10 @@ def library_visible(package: str, name: str, module: str, coqc: str = "coqc") ->
 
 
 def fetch_sources(package: str, workdir: Path) -> Path:
-    """``apt-get download`` + ``dpkg -x`` into ``workdir/deb``; the library's folder."""
+    """``apt-get download`` + ``dpkg -x`` into ``workdir/deb``; the library's folder.
+
+    Nothing is installed, and the package's compiled files are deleted once unpacked.
+    """
     deb = workdir / "deb"
     deb.mkdir(parents=True, exist_ok=True)
     if not list(deb.glob(f"{package}_*.deb")):
@@ -132,6 +135,10 @@ def fetch_sources(package: str, workdir: Path) -> Path:
     unpacked = deb / "unpacked"
     if not unpacked.is_dir():
         subprocess.run(["dpkg", "-x", archive.name, "unpacked"], cwd=deb, check=True)
+    # The package's compiled files hold the answers: none is kept, even off the loadpath.
+    for compiled in unpacked.rglob("*"):
+        if compiled.suffix in (".vo", ".vos", ".vok", ".glob", ".cmxs"):
+            compiled.unlink()
     for contrib in USER_CONTRIB:
         folders = [p for p in (unpacked / contrib).glob("*") if p.is_dir()]
         if len(folders) == 1:
