@@ -388,6 +388,7 @@ def prepare(args: argparse.Namespace) -> int:
         "package": args.package,
         "version": package_version(workdir, args.package),
         "library": library.name,
+        "probe": first_module(library),
         "seed": args.seed,
         "files": len(files),
         "eligible": len(eligible),
@@ -479,7 +480,7 @@ def hammer(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
     theories = workdir / "holed" / "theories"
-    refuse_if_visible(sample["package"], sample["library"], "base")
+    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"))
     loaded = load_theorems(workdir / "holes.jsonl")
     if loaded.invalid:
         print(f"error: {loaded.invalid[0]}", file=sys.stderr)
@@ -569,7 +570,7 @@ def prove(args: argparse.Namespace) -> int:
     """``proofsearch prove --write`` on ``project/``, timed; then the whole build."""
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
-    refuse_if_visible(sample["package"], sample["library"], "base")
+    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"))
     project = workdir / "project"
     if args.fresh:
         shutil.rmtree(project)
