@@ -605,6 +605,61 @@ def _build_outputs(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n.endswith(suffixes) or n.startswith("CoqMakefile")}
 
 
+# -- compare ---------------------------------------------------------------------
+
+
+def _by_hole(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Results file lines by (file in the project, qualid); later lines win."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                found[(str(record.get("file")), str(record.get("qualid")))] = record
+    return found
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Per hole: found by ``prove``'s search, written by ``prove --write``, by ``hammer``."""
+    workdir: Path = args.workdir
+    sample = json.loads((workdir / "sample.json").read_text())
+    holes = [(h["file"], h["qualid"]) for h in sample["holes"]]
+    hammer_results = _by_hole(workdir / "hammer" / "hammer.jsonl")
+    prove_results = _by_hole(workdir / "prove" / "results.jsonl")
+    summary_path = workdir / "prove" / "results.jsonl.prove.json"
+    written: set[tuple[str, str]] = set()
+    if summary_path.exists():
+        summary = json.loads(summary_path.read_text())
+        for file, entry in summary["files"].items():
+            written |= {(file, item["name"]) for item in entry["filled"]}
+    rows: dict[str, Counter[str]] = {}
+    for file, qualid in holes:
+        row = rows.setdefault(file, Counter())
+        row["holes"] += 1
+        hammered = hammer_results.get((file, qualid))
+        searched = prove_results.get((file, qualid))
+        row["hammer run"] += hammered is not None
+        row["hammer proved"] += hammered is not None and hammered["status"] == "proved"
+        row["prove searched"] += searched is not None
+        row["prove proved"] += searched is not None and searched["status"] == "proved"
+        row["prove written"] += (file, qualid) in written
+        both = hammered is not None and searched is not None
+        row["both run"] += both
+        row["both proved"] += (
+            both and hammered["status"] == "proved" and searched["status"] == "proved"
+        )
+    columns = ["holes", "prove searched", "prove proved", "prove written", "hammer run"]
+    columns += ["hammer proved", "both run", "both proved"]
+    total: Counter[str] = Counter()
+    print("| file | " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * len(columns))
+    for file, row in sorted(rows.items()):
+        total.update(row)
+        print(f"| {file} | " + " | ".join(str(row[c]) for c in columns) + " |")
+    print("| **all** | " + " | ".join(f"**{total[c]}**" for c in columns) + " |")
+    return 0
+
+
 # -- command line ----------------------------------------------------------------
 
 
@@ -639,10 +694,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--launcher", nargs="*", default=[], help="words before the command (a netns wrapper)"
     )
     sub.add_argument("extra", nargs="*", help="more prove options, after --")
+    add("compare", "per file: holes proved by prove and by hammer (partial runs too)")
     args = parser.parse_args(argv)
     if args.workdir is None:
         args.workdir = default_workdir(args.package)
-    functions = {"prepare": prepare, "build": build, "hammer": hammer, "prove": prove}
+    functions = {
+        "prepare": prepare,
+        "build": build,
+        "hammer": hammer,
+        "prove": prove,
+        "compare": compare,
+    }
     return functions[args.command](args)
 
 
