@@ -14,6 +14,7 @@ Subcommands, run in this order (the work folder defaults to
     python benchmarks/prove_library.py build   --workdir /work/cache/stdpp-bench
     python benchmarks/prove_library.py hammer  --workdir /work/cache/stdpp-bench
     python benchmarks/prove_library.py prove   --workdir /work/cache/stdpp-bench
+    python benchmarks/prove_library.py compare --workdir /work/cache/stdpp-bench
 
 * ``prepare``: refuses to run if the library is installed (:func:`library_visible`),
   downloads the package (``apt-get download``), unpacks it (``dpkg -x``, no
@@ -28,6 +29,8 @@ Subcommands, run in this order (the work folder defaults to
 * ``prove``: ``proofsearch prove PROJECT --write`` (``--timeout``, ``--workers``,
   extra arguments after ``--``), timed, then ``build`` again: holes filled, whether the
   project builds, wall time.
+* ``compare``: per file, the holes proved by ``prove``'s search, written by it, and
+  proved by ``hammer`` (partial runs included).
 
 The seed (:data:`SEED`) is fixed here and in docs/benchmarks.md; it is never tuned.
 """
