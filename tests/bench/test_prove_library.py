@@ -177,3 +177,31 @@ def test_holed_library_builds(prove_library: ModuleType, theories: Path, tmp_pat
     )  # fmt: skip
     # Proof using kept: the hole is quantified over Hx, as the Qed lemma was.
     assert "x = x -> x = x" in " ".join(done.stdout.split())
+
+
+def test_compare_counts_per_hole(
+    prove_library: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    holes = [("theories/a.v", "x"), ("theories/a.v", "y"), ("theories/b.v", "z")]
+    (tmp_path / "sample.json").write_text(
+        json.dumps({"holes": [{"file": f, "qualid": q, "line": 1} for f, q in holes]})
+    )
+    (tmp_path / "hammer").mkdir()
+    (tmp_path / "hammer" / "hammer.jsonl").write_text(
+        json.dumps({"file": "theories/a.v", "qualid": "x", "status": "proved"}) + "\n"
+        + json.dumps({"file": "theories/b.v", "qualid": "z", "status": "open"}) + "\n"
+    )  # fmt: skip
+    (tmp_path / "prove").mkdir()
+    (tmp_path / "prove" / "results.jsonl").write_text(
+        json.dumps({"file": "theories/a.v", "qualid": "x", "status": "proved"}) + "\n"
+        + json.dumps({"file": "theories/a.v", "qualid": "y", "status": "proved"}) + "\n"
+    )  # fmt: skip
+    (tmp_path / "prove" / "results.jsonl.prove.json").write_text(
+        json.dumps({"files": {"theories/a.v": {"filled": [{"name": "y"}], "left": []}}})
+    )
+    assert prove_library.main(["compare", "--workdir", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[-1] == "| **all** | **3** | **2** | **2** | **1** | **2** | **1** | **1** | **1** |"
+    assert rows[2] == "| theories/a.v | 2 | 2 | 2 | 1 | 1 | 1 | 1 | 1 |"
