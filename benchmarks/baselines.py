@@ -522,9 +522,16 @@ def hammer(
     prover: CoqProver,
     config: BaselineConfig,
     header_allowance: float = 600.0,
+    forbidden: frozenset[str] | None = None,
 ) -> SearchResult:
-    """``hammer`` under the budget; the reconstruction it prints is re-checked."""
-    forbidden = forbidden_libraries(theorem, config, HAMMER_IMPORT)
+    """``hammer`` under the budget; the reconstruction it prints is re-checked.
+
+    ``forbidden`` (default: :func:`forbidden_libraries`) names the libraries hammer must
+    not use; a caller that knows the header's loadpath better (a library outside the
+    stdlib, see ``prove_library.py``) passes its own.
+    """
+    if forbidden is None:
+        forbidden = forbidden_libraries(theorem, config, HAMMER_IMPORT)
     run = run_hammer(theorem, config, header_allowance, forbidden)
     spent = run.tactic_seconds
     header_time = max(0.0, run.wall_seconds - (spent or 0.0))

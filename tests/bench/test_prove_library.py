@@ -1,0 +1,207 @@
+"""``benchmarks/prove_library.py``: the sample and the holes, on a tiny made-up library.
+
+The library has what the real one (stdpp) has: a first file that Requires nothing of
+the library, a later file with a Section, ``Proof using``, ``Default Proof Using``
+unset, a ``Defined`` lemma, a proof without a ``Proof.`` sentence and one-line proofs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from .conftest import ROOT, requires_coq
+
+BASE = """\
+(* The library's first file: nothing of the library before it. *)
+Definition double (n : nat) := n + n.
+Lemma double_0 : double 0 = 0.
+Proof. reflexivity. Qed.
+"""
+
+LISTS = """\
+From Tiny Require Import base.
+Set Default Proof Using "Type".
+
+Lemma double_1 : double 1 = 2.
+Proof. reflexivity. Qed.
+
+(** A comment between lemmas stays. *)
+Lemma double_S n : double (S n) = S (S (double n)).
+Proof.
+  unfold double. simpl.
+  rewrite <- plus_n_Sm.
+  reflexivity.
+Qed.
+
+Section with_vars.
+  Context (A : Type) (x : A).
+  Hypothesis Hx : x = x.
+
+  Lemma uses_Hx : x = x.
+  Proof using Hx.
+    exact Hx.
+  Qed.
+
+  Lemma only_type : A -> A.
+  Proof. intros a. exact a. Qed.
+End with_vars.
+
+Lemma computed : 1 + 1 = 2.
+Proof. reflexivity. Defined.
+
+Lemma no_proof_sentence : 2 = 2.
+  reflexivity.
+Qed.
+
+Unset Default Proof Using.
+Section generalising.
+  Variable B : Type.
+  Lemma generalised : B -> B.
+  Proof. intros b. exact b. Qed.
+End generalising.
+
+Lemma last_one : double 2 = 4.
+Proof. reflexivity. Qed.
+"""
+
+
+@pytest.fixture(scope="module")
+def prove_library() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "prove_library", ROOT / "benchmarks" / "prove_library.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["prove_library"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def theories(tmp_path: Path) -> Path:
+    folder = tmp_path / "theories"
+    folder.mkdir()
+    (folder / "base.v").write_text(BASE)
+    (folder / "lists.v").write_text(LISTS)
+    return folder
+
+
+def test_eligibility(prove_library: ModuleType, theories: Path) -> None:
+    holes, reasons, requires = prove_library.eligible_lemmas(theories, "Tiny")
+    names = [hole.lemma.qualid for hole in holes]
+    assert names == ["double_1", "double_S", "uses_Hx", "only_type", "last_one"]
+    assert requires == {"base.v": [], "lists.v": ["base"]}
+    assert reasons == {
+        "no_earlier_material": 1,  # double_0: base.v Requires nothing of Tiny
+        "not_qed": 1,  # computed
+        "no_proof_sentence": 1,
+        "section_generalisation": 1,  # generalised
+    }
+
+
+def test_draw_is_deterministic_and_in_file_order(prove_library: ModuleType, theories: Path) -> None:
+    holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
+    first = prove_library.draw(holes, 3, prove_library.SEED)
+    again = prove_library.draw(list(reversed(holes)), 3, prove_library.SEED)
+    assert [h.name for h in first] == [h.name for h in again]
+    assert len(first) == 3
+    assert [h.start for h in first] == sorted(h.start for h in first)
+    assert len(prove_library.draw(holes, 100, prove_library.SEED)) == len(holes)
+
+
+def test_holes_keep_proof_using_and_every_other_byte(
+    prove_library: ModuleType, theories: Path
+) -> None:
+    holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
+    holed = prove_library.make_holes(LISTS, holes)
+    assert holed.count("Admitted.") == 5
+    assert "Proof using Hx. Admitted." in holed
+    assert "exact Hx" not in holed and "plus_n_Sm" not in holed
+    # Outside the holes' spans the text is the original, byte for byte.
+    pieces, cursor = [], 0
+    for hole in sorted(holes, key=lambda h: h.start):
+        pieces.append(LISTS[cursor : hole.start])
+        cursor = hole.end
+    pieces.append(LISTS[cursor:])
+    rest = holed
+    for piece, hole in zip(pieces, sorted(holes, key=lambda h: h.start), strict=False):
+        assert rest.startswith(piece)
+        rest = rest[len(piece) :]
+        assert rest.startswith(hole.replacement)
+        rest = rest[len(hole.replacement) :]
+    assert rest == pieces[-1]
+    assert "(** A comment between lemmas stays. *)" in holed
+
+
+def test_records_header_is_the_holed_prefix(prove_library: ModuleType, theories: Path) -> None:
+    holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
+    records = prove_library.holed_records(theories, holes)
+    holed_lines = prove_library.make_holes(LISTS, holes).splitlines()
+    by_name = {r["qualid"]: r for r in records}
+    assert set(by_name) == {h.lemma.qualid for h in holes}
+    for record in records:
+        assert record["file"] == "theories/lists.v"
+        assert holed_lines[record["line"] - 1].lstrip().startswith("Lemma " + record["qualid"])
+        assert record["qualid"] not in record["header"]
+    # An earlier hole is Admitted in a later one's header, as Coq sees the holed file.
+    assert "Admitted." in by_name["only_type"]["header"]
+    assert "exact Hx" not in by_name["only_type"]["header"]
+    assert by_name["only_type"]["footer"] == "End with_vars."
+
+
+@requires_coq
+def test_holed_library_builds(prove_library: ModuleType, theories: Path, tmp_path: Path) -> None:
+    holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
+    project = tmp_path / "project"
+    prove_library.copy_project(theories, project)
+    assert (project / "_CoqProject").read_text().startswith("-Q theories theories\n")
+    path = project / "theories" / "lists.v"
+    path.write_text(prove_library.make_holes(path.read_text(), holes))
+    if shutil.which("coq_makefile") is None:
+        pytest.skip("coq_makefile is not installed")
+    (project / "_CoqProject").write_text("-Q theories Tiny\ntheories/base.v\ntheories/lists.v\n")
+    built = prove_library.build_project(project, 1, tmp_path / "build.log")
+    assert built.ok, (tmp_path / "build.log").read_text()
+    check = project / "Check.v"
+    check.write_text("From Tiny Require Import lists.\nCheck uses_Hx.\n")
+    done = subprocess.run(
+        ["coqc", "-Q", "theories", "Tiny", "Check.v"],
+        cwd=project, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    # Proof using kept: the hole is quantified over Hx, as the Qed lemma was.
+    assert "x = x -> x = x" in " ".join(done.stdout.split())
+
+
+def test_compare_counts_per_hole(
+    prove_library: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    holes = [("theories/a.v", "x"), ("theories/a.v", "y"), ("theories/b.v", "z")]
+    (tmp_path / "sample.json").write_text(
+        json.dumps({"holes": [{"file": f, "qualid": q, "line": 1} for f, q in holes]})
+    )
+    (tmp_path / "hammer").mkdir()
+    (tmp_path / "hammer" / "hammer.jsonl").write_text(
+        json.dumps({"file": "theories/a.v", "qualid": "x", "status": "proved"}) + "\n"
+        + json.dumps({"file": "theories/b.v", "qualid": "z", "status": "open"}) + "\n"
+    )  # fmt: skip
+    (tmp_path / "prove").mkdir()
+    (tmp_path / "prove" / "results.jsonl").write_text(
+        json.dumps({"file": "theories/a.v", "qualid": "x", "status": "proved"}) + "\n"
+        + json.dumps({"file": "theories/a.v", "qualid": "y", "status": "proved"}) + "\n"
+    )  # fmt: skip
+    (tmp_path / "prove" / "results.jsonl.prove.json").write_text(
+        json.dumps({"files": {"theories/a.v": {"filled": [{"name": "y"}], "left": []}}})
+    )
+    assert prove_library.main(["compare", "--workdir", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[-1] == "| **all** | **3** | **2** | **2** | **1** | **2** | **1** | **1** | **1** |"
+    assert rows[2] == "| theories/a.v | 2 | 2 | 2 | 1 | 1 | 1 | 1 | 1 |"
