@@ -135,6 +135,8 @@ def test_every_subcommand_errs_in_one_style(
     full = tmp_path / "full"
     full.mkdir()
     (full / "stale.v").write_text("")
+    empty = tmp_path / "empty"
+    empty.mkdir()
     results = tmp_path / "r.jsonl"
     results.write_text(json.dumps({"name": "t", "status": "failed", "proof": None}) + "\n")
     cases = [
@@ -156,6 +158,12 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
         ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
+        ["prove", str(tmp_path)],  # no _CoqProject
+        ["prove", str(tmp_path / "nope.v")],
+        ["bench", "extract-coq", "--project", str(tmp_path), "--out", str(tmp_path / "b")],
+        ["bench", "extract-coq", "--project", str(tmp_path / "no"), "--out", str(tmp_path / "b")],
+        ["bench", "extract-coq-stdlib", "--root", str(empty), "--out", str(tmp_path / "b")],
+        ["bench", "extract-coq", "--library", "no.such.lib", "--out", str(tmp_path / "b")],
     ]
     for argv in cases:
         code, _, err = cli(capsys, *argv)

@@ -75,7 +75,10 @@ class CoqLibrary:
             return
         kept = [f for f in self.files if any(_matches(f, p) for p in patterns)]
         if not kept:
-            raise LibraryError(f"--only {' '.join(patterns)}: no file of {self.name} matches")
+            raise LibraryError(
+                f"--only {' '.join(patterns)}: no file of {self.name} matches; "
+                "give a glob on the file's path (*/seq.v) or a module prefix"
+            )
         self.files = kept
 
     def extract(self) -> Extraction:
@@ -120,7 +123,7 @@ def _folder_library(name: str, root: Path, prefix: str, flat_part: str) -> CoqLi
             LibraryFile(path, relative, _module(prefix, relative), _part(relative, flat_part))
         )
     if not library.files:
-        raise LibraryError(f"{root}: no .v files")
+        raise LibraryError(f"{root}: no .v files; give the folder of the library's sources")
     return library
 
 
@@ -131,7 +134,7 @@ def stdlib_library(root: Path | None = None, coqc: str = "coqc") -> CoqLibrary:
     prefix = binary_version(coqc).stdlib_prefix
     folder = stdlib_root(coqc) if root is None else root
     if not folder.is_dir():
-        raise LibraryError(f"{folder}: no such folder (give --root DIR)")
+        raise LibraryError(f"{folder}: no such folder; give --root DIR")
     library = _folder_library("coq-stdlib", folder, prefix, "(top)")
     library.prelude_parts = frozenset({"Init"})
     return library
@@ -145,12 +148,14 @@ def installed_library(logical: str, coqc: str = "coqc") -> CoqLibrary:
     from proofsearch.env.coq.version import coq_where
 
     if not re.fullmatch(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*", logical):
-        raise LibraryError(f"--library {logical!r}: not a logical name (e.g. mathcomp.ssreflect)")
+        raise LibraryError(
+            f"--library {logical!r}: not a logical name; give one such as mathcomp.ssreflect"
+        )
     folder = coq_where(coqc) / "user-contrib" / Path(*logical.split("."))
     if not folder.is_dir():
         raise LibraryError(
-            f"--library {logical}: {folder} does not exist (is the library installed? "
-            "Debian: libcoq-mathcomp-ssreflect for mathcomp.ssreflect)"
+            f"--library {logical}: {folder} does not exist; install the library "
+            "(Debian: libcoq-mathcomp-ssreflect for mathcomp.ssreflect)"
         )
     return _folder_library(logical, folder, logical, "")
 
@@ -161,7 +166,7 @@ _DUNE_THEORY = re.compile(r"\(coq\.theory\b.*?\(name\s+([\w.']+)\)", re.S)
 def project_library(folder: Path, coqc: str = "coqc") -> CoqLibrary:
     """A project folder: its ``_CoqProject``, else its dune ``coq.theory`` stanzas."""
     if not folder.is_dir():
-        raise LibraryError(f"--project {folder}: no such folder")
+        raise LibraryError(f"--project {folder}: no such folder; give the project's root folder")
     if (folder / "_CoqProject").is_file():
         return _coqproject_library(folder, coqc)
     theories = [
@@ -173,7 +178,8 @@ def project_library(folder: Path, coqc: str = "coqc") -> CoqLibrary:
     ]
     if not theories:
         raise LibraryError(
-            f"--project {folder}: no _CoqProject and no dune (coq.theory (name ...)) stanza"
+            f"--project {folder}: no _CoqProject and no dune (coq.theory (name ...)) stanza; "
+            "give the project's root folder"
         )
     root = folder.resolve()
     library = CoqLibrary(root.name, root)
@@ -200,5 +206,7 @@ def _coqproject_library(folder: Path, coqc: str) -> CoqLibrary:
     for source in project.sources:
         library.files.append(LibraryFile(source.path, source.file, source.module, source.module))
     if not library.files:
-        raise LibraryError(f"{folder / '_CoqProject'}: no .v files")
+        raise LibraryError(
+            f"{folder / '_CoqProject'}: no .v files; list them there or put them in the folder"
+        )
     return library

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
+from proofsearch.cli.errors import CommandError, error_line
 
 if TYPE_CHECKING:
     from proofsearch.bench.library import CoqLibrary
@@ -166,15 +167,12 @@ def run_restore(args: argparse.Namespace) -> int:
     from proofsearch.bench.stdlib_index import restore_file
 
     root = stdlib_root(args.root, args.coqc)
-    if root is None:
-        return EXIT_USAGE
     try:
         restored = restore_file(args.index, args.out, root)
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError(str(args.index), str(exc), "check the index and --out paths") from None
     for error in restored.errors:
-        print(f"error: {error}", file=sys.stderr)
+        print(error_line("bench", str(error)), file=sys.stderr)
     print(f"wrote {len(restored.records)} theorems to {args.out}"
           + (f"; {len(restored.errors)} index line(s) could not be restored"
              if restored.errors else ""))  # fmt: skip
@@ -205,8 +203,8 @@ def run(args: argparse.Namespace) -> int:
     return func(args)
 
 
-def stdlib_root(root: Path | None, coqc: str) -> Path | None:
-    """``root``, or the installed stdlib's sources; None (and a message) if unusable."""
+def stdlib_root(root: Path | None, coqc: str) -> Path:
+    """``root``, or the installed stdlib's sources (:class:`CommandError` if unusable)."""
     from proofsearch.bench import stdlib_extract
     from proofsearch.env.base import EnvError
 
@@ -214,16 +212,16 @@ def stdlib_root(root: Path | None, coqc: str) -> Path | None:
         try:
             root = stdlib_extract.default_root(coqc)
         except (OSError, subprocess.CalledProcessError, EnvError) as exc:
-            print(f"error: cannot find the stdlib (coqc -where): {exc}", file=sys.stderr)
-            return None
+            raise CommandError(
+                f"{coqc} -where", f"cannot find the stdlib: {exc}", "give --root DIR or --coqc"
+            ) from None
     if not root.is_dir() or not any(root.rglob("*.v")):
-        print(f"error: {root}: no .v files (give --root DIR)", file=sys.stderr)
-        return None
+        raise CommandError(str(root), "no .v files", "give --root DIR")
     return root
 
 
-def library_of(args: argparse.Namespace) -> CoqLibrary | None:
-    """The library the options name; None (and one line naming the option) if unusable."""
+def library_of(args: argparse.Namespace) -> CoqLibrary:
+    """The library the options name (:class:`CommandError` naming the option if unusable)."""
     from proofsearch.bench.library import (
         LibraryError,
         installed_library,
@@ -237,20 +235,17 @@ def library_of(args: argparse.Namespace) -> CoqLibrary | None:
         elif args.library is not None:
             library = installed_library(args.library, args.coqc)
         else:
-            root = stdlib_root(args.root, args.coqc)
-            if root is None:
-                return None
-            library = stdlib_library(root, args.coqc)
+            library = stdlib_library(stdlib_root(args.root, args.coqc), args.coqc)
         library.select(args.only)
     except (LibraryError, OSError, subprocess.CalledProcessError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return None
+        raise CommandError("", str(exc)) from None
     missing = library.uncompiled() if args.project is not None else None
     if missing is not None:
-        message = f"{missing.file} is not compiled (no .vo): build the project first"
-        print(f"error: --project {args.project}: {message} (make, or proofsearch trace DIR)",
-              file=sys.stderr)  # fmt: skip
-        return None
+        raise CommandError(
+            f"--project {args.project}",
+            f"{missing.file} is not compiled (no .vo)",
+            "build the project first (make, or proofsearch trace DIR)",
+        )
     return library
 
 
@@ -259,11 +254,8 @@ def run_extract(args: argparse.Namespace) -> int:
     from proofsearch.bench import stdlib_build, stdlib_extract, stdlib_validate
 
     if args.sample is not None and args.sample < 1:
-        print("error: --sample must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError(f"--sample {args.sample}", "must be at least 1", "give a positive N")
     library = library_of(args)
-    if library is None:
-        return EXIT_USAGE
     start = time.monotonic()
     done = [0]
 

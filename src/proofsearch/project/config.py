@@ -37,7 +37,9 @@ def load_project(
             "folder, or .v files with --coq-arg for the loadpath"
         )
     if not first.exists():
-        raise SourceError(f"{first}: no such file or folder")
+        raise SourceError(
+            f"{first}: no such file or folder; give the project's folder or its .v files"
+        )
     for item in inputs:
         if item.is_dir():
             raise SourceError(f"{item}: give one project folder first, or only .v files")
@@ -51,7 +53,10 @@ def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
     except (DuneError, OSError) as exc:
         raise SourceError(str(exc)) from None
     if not found:
-        raise SourceError(f"{folder}: dune-project but no (coq.theory …) stanza in any dune file")
+        raise SourceError(
+            f"{folder}: dune-project but no (coq.theory …) stanza in any dune file; "
+            "add one, or give the .v files with --coq-arg"
+        )
     tokens: list[str] = []
     for theory in found:
         tokens += ["-R", str(theory.folder), theory.name]
@@ -72,7 +77,9 @@ def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
 def _source(path: Path, project: Project) -> Source:
     module = project.module_of(path)
     if module is None:
-        raise SourceError(f"{path}: not under any coq.theory folder of the project")
+        raise SourceError(
+            f"{path}: not under any coq.theory folder of the project; give a file of the project"
+        )
     return Source(path, path.relative_to(project.root).as_posix(), module)
 
 
@@ -86,7 +93,9 @@ def select_files(project: Project, files: Sequence[Path]) -> list[Source]:
         candidates = [file, project.root / file]
         match = next((by_path[c.resolve()] for c in candidates if c.resolve() in by_path), None)
         if match is None:
-            raise SourceError(f"{file}: not a .v file of the project {project.root}")
+            raise SourceError(
+                f"{file}: not a .v file of the project {project.root}; prove --list shows its holes"
+            )
         if match not in chosen:
             chosen.append(match)
     return chosen
