@@ -109,6 +109,8 @@ class ManagedProcess:
         ``fin_maps.v``, whose goals are large). So while the pipe is full, whatever the
         process writes is read and kept for :meth:`read`.
         """
+        if self._closed():  # after kill() the fd numbers may belong to other files now
+            raise ProcessDied(f"{self.command[0]} was stopped")
         view = memoryview(data)
         while view:
             readable, writable, _ = select.select([self._stdout_fd], [self._stdin_fd], [])
@@ -141,6 +143,8 @@ class ManagedProcess:
         if self._early:
             early, self._early = b"".join(self._early), []
             return early
+        if self._closed():
+            raise ProcessDied(f"{self.command[0]} was stopped")
         while True:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self._stdout_fd], [], [], wait)
@@ -153,6 +157,10 @@ class ManagedProcess:
             if not data:
                 return self._end_of_file()
             return data
+
+    def _closed(self) -> bool:
+        stdin, stdout = self.popen.stdin, self.popen.stdout
+        return stdin is None or stdin.closed or stdout is None or stdout.closed
 
     def _end_of_file(self) -> bytes:
         with contextlib.suppress(subprocess.TimeoutExpired):
