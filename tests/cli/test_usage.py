@@ -86,6 +86,9 @@ BAD_NUMBERS = [
     ("trace", "--timeout", "0"),
     ("check", "--tactic-timeout", "-1"),
     ("prove", "--timeout", "0"),
+    ("bench", "--sample", "0"),
+    ("bench", "--jobs", "0"),
+    ("bench", "--timeout", "-1"),
     ("prove", "--num-sampled-tactics", "0"),
     ("prove", "--max-expansions", "-2"),
     ("prove", "--workers", "0"),
@@ -108,11 +111,13 @@ def test_a_number_out_of_range_is_refused_before_any_work(
         "trace": ["trace", str(tmp_path), option, value],
         "check": ["check", str(out), str(theorems), option, value],
         "prove": ["prove", str(tmp_path), "--output", str(out), option, value],
+        "bench": ["bench", "extract-coq-stdlib", "--out", str(out), option, value],
     }[command]
     code, _, err = cli(capsys, *argv)
     assert code == 2
     (line,) = error_lines(err)
-    assert line.startswith(f"proofsearch {command}: {option}") and value in line, line
+    words = " ".join(argv[:2]) if command == "bench" else command  # bench's sub-subcommand too
+    assert line.startswith(f"proofsearch {words}: {option}") and value in line, line
     assert not out.exists()
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.errors import CommandError, error_line
+from proofsearch.cli.options import positive
 
 if TYPE_CHECKING:
     from proofsearch.bench.library import CoqLibrary
@@ -30,7 +31,11 @@ if TYPE_CHECKING:
 def _add_extract_options(parser: argparse.ArgumentParser) -> None:
     """The options ``extract-coq`` and ``extract-coq-stdlib`` share (one code path)."""
     parser.add_argument(
-        "--sample", type=int, default=None, metavar="N", help="draw N lemmas (default: all)"
+        "--sample",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help="draw N lemmas (default: all)",
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="theorem file (JSONL) to write")
@@ -48,10 +53,16 @@ def _add_extract_options(parser: argparse.ArgumentParser) -> None:
         help="do not compile the lemmas (no allowed_axioms; fast, for exploring)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, help="parallel coqc processes (default: CPU count)"
+        "--jobs",
+        type=positive(int),
+        default=None,
+        help="parallel coqc processes (default: CPU count)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=300.0, help="seconds per coqc run (default 300)"
+        "--timeout",
+        type=positive(float),
+        default=300.0,
+        help="seconds per coqc run (default 300)",
     )
     parser.add_argument("--coqc", default="coqc", help="the coqc binary (default coqc)")
     parser.add_argument(
@@ -253,8 +264,6 @@ def run_extract(args: argparse.Namespace) -> int:
     """``extract-coq`` and ``extract-coq-stdlib``: one pipeline for every library."""
     from proofsearch.bench import stdlib_build, stdlib_extract, stdlib_validate
 
-    if args.sample is not None and args.sample < 1:
-        raise CommandError(f"--sample {args.sample}", "must be at least 1", "give a positive N")
     library = library_of(args)
     start = time.monotonic()
     done = [0]
