@@ -130,3 +130,21 @@ def test_cli_with_a_model_on_shared_generator_actors(tmp_path, local_ray: None) 
     assert sorted(r["name"] for r in records) == [f"m{i}" for i in range(4)]
     assert all(r["status"] in {"proved", "failed", "open"} for r in records)
     assert all(r["actor_time"] > 0 for r in records)
+
+
+@pytest.mark.parametrize("generator_actors", [0, 1])
+def test_a_schedule_runs_its_stages_on_ray(local_ray: None, generator_actors: int) -> None:
+    """Stage two proves the theorem, whether the prover actor holds the schedule or asks
+    a shared generator actor for each stage's tactics."""
+    from proofsearch.theorem import Theorem
+
+    spec = WorkerSpec(
+        generator="tests.distributed.schedule_probe:make",
+        search=SearchConfig(timeout=30, max_expansions=6),
+    )
+    options = DistributionOptions(
+        workers=1, generator_actors=generator_actors, generator_cpus=0.5, force_ray=True
+    )
+    results = run_search(spec, [Theorem("t", "Lemma t : True.")], options)
+    assert [(r.status.value, r.extra.get("stage")) for r in results] == [("proved", "proves")]
+    assert results[0].proof == ["exact I"] and results[0].checked

@@ -59,8 +59,12 @@ class GeneratorActor:
     def ready(self) -> int:
         return os.getpid()
 
+    def schedule(self) -> list[tuple[str, float]]:
+        """The hosted generator's stages (:mod:`proofsearch.generate.schedule`)."""
+        return list(self.generator.schedule())
+
     async def generate(
-        self, goals: str, theorem: Theorem, n: int, client: int | None = None
+        self, goals: str, theorem: Theorem, n: int, client: int | None = None, stage: int = 0
     ) -> list[Suggestion]:
         if self._queue is None:
             self._queue = asyncio.Queue()
@@ -68,7 +72,7 @@ class GeneratorActor:
         if client is not None:
             self._clients[client] = time.monotonic()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self._queue.put((GenerationRequest(goals, theorem, n), future))
+        await self._queue.put((GenerationRequest(goals, theorem, n, stage), future))
         result: list[Suggestion] = await future
         return result
 
@@ -97,15 +101,19 @@ class GeneratorActor:
                 except TimeoutError:
                     break
             self.batches.append(len(batch))
-            requests = [request for request, _ in batch]
-            try:
-                answers = await asyncio.to_thread(self.generator.generate_batch, requests)
-            except Exception as exc:  # each waiting request gets the model's error
-                for _, future in batch:
-                    future.set_exception(exc)
-                continue
-            for (_, future), answer in zip(batch, answers, strict=True):
-                future.set_result(answer)
+            # One generate_batch call per stage of the schedule (one without a schedule).
+            for stage in sorted({request.stage for request, _ in batch}):
+                group = [(r, f) for r, f in batch if r.stage == stage]
+                answerer = self.generator.stage(stage)
+                requests = [request for request, _ in group]
+                try:
+                    answers = await asyncio.to_thread(answerer.generate_batch, requests)
+                except Exception as exc:  # each waiting request gets the model's error
+                    for _, future in group:
+                        future.set_exception(exc)
+                    continue
+                for (_, future), answer in zip(group, answers, strict=True):
+                    future.set_result(answer)
 
     async def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         """Take in a proof a prover actor found (``knn``'s online learning), off the loop."""
@@ -167,16 +175,33 @@ class RemoteGenerator(TacticGenerator):
         self.client = hash((os.getpid(), id(self), time.monotonic_ns()))
         self.max_retries = max_retries
         self.actors, self.generation = ray.get(directory.current.remote())
+        self._schedule: list[tuple[str, float]] | None = None
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return self.generate_stage(goals, theorem, n, 0)
+
+    def generate_stage(self, goals: str, theorem: Theorem, n: int, stage: int) -> list[Suggestion]:
+        """Ask a generator actor for ``n`` tactics from stage ``stage`` of its schedule."""
+        result: list[Suggestion] = self._call(
+            lambda actor: actor.generate.remote(goals, theorem, n, self.client, stage)
+        )
+        return result
+
+    def schedule(self) -> list[tuple[str, float]]:
+        if self._schedule is None:
+            self._schedule = self._call(lambda actor: actor.schedule.remote())
+        return self._schedule
+
+    def stage(self, index: int) -> TacticGenerator:
+        return _RemoteStage(self, index)
+
+    def _call(self, send: Callable[[Any], Any]) -> Any:
+        """``send`` to this client's generator actor; a dead one is replaced and asked again."""
         last: Exception | None = None
         for _ in range(self.max_retries + 1):
             index = self.slot % len(self.actors)
             try:
-                result: list[Suggestion] = ray.get(
-                    self.actors[index].generate.remote(goals, theorem, n, self.client)
-                )
-                return result
+                return ray.get(send(self.actors[index]))
             except RayActorError as exc:
                 last = exc
                 self.actors, self.generation = ray.get(
@@ -195,3 +220,17 @@ class RemoteGenerator(TacticGenerator):
         for call in calls:
             with contextlib.suppress(RayActorError):
                 ray.get(call)
+
+
+class _RemoteStage(TacticGenerator):
+    """One stage of the remote generator's schedule, as a generator of its own."""
+
+    def __init__(self, remote: RemoteGenerator, index: int) -> None:
+        self.remote = remote
+        self.index = index
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return self.remote.generate_stage(goals, theorem, n, self.index)
+
+    def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        self.remote.learn(theorem, steps)

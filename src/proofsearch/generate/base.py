@@ -31,6 +31,8 @@ class GenerationRequest:
     goals: str
     theorem: Theorem
     n: int
+    #: Which stage of the generator's schedule answers (0 without a schedule).
+    stage: int = 0
 
 
 class TacticGenerator(ABC):
@@ -54,6 +56,15 @@ class TacticGenerator(ABC):
         The search calls this after a proof passed its re-check; learning generators
         (``knn``) suggest these steps for the theorems searched later. Default: ignore.
         """
+
+    def schedule(self) -> Sequence[tuple[str, float]]:
+        """The stages that share a theorem's budget, as (name, share); empty: one search
+        with this generator (:mod:`proofsearch.generate.schedule`)."""
+        return ()
+
+    def stage(self, index: int) -> TacticGenerator:
+        """The generator of stage ``index`` of :meth:`schedule`."""
+        return self
 
     def close(self) -> None:
         """Release what the generator holds (models, connections)."""

@@ -145,6 +145,14 @@ def _knn(
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
+#: How ``knn-portfolio`` shares a theorem's budget among its stages by default
+#: (``--gen-option schedule=...`` overrides; one stage name: no schedule). Measured in
+#: docs/generators.md ("Schedule").
+DEFAULT_SCHEDULE = "knn-portfolio"
+#: Stages a ``knn-portfolio`` schedule may name.
+SCHEDULE_STAGES = ("knn-portfolio", "knn", "portfolio")
+
+
 def _knn_portfolio(
     index: IndexPaths | None = None,
     neighbours: int = 0,
@@ -152,17 +160,41 @@ def _knn_portfolio(
     prover: str = "coq",
     tactics_file: str | None = None,
     calibrate: bool = False,
+    schedule: str = DEFAULT_SCHEDULE,
     **_: Any,
 ) -> TacticGenerator:
-    """``knn`` and the portfolio merged: the default for Coq when an index is given."""
-    from proofsearch.generate.merged import calibrated_merge
+    """``knn`` and the portfolio merged: the default for Coq when an index is given.
 
-    parts = _knn_parts("knn-portfolio", index, neighbours, premises)
-    names = [*_PART_NAMES[: len(parts)], "portfolio"]
-    parts.append(_portfolio(prover=prover, tactics_file=tactics_file))
-    signature = f"{prover}/{tactics_file or ''}"
+    With a ``schedule`` of several stages (``"knn-portfolio:3,knn:1"``), the theorem's
+    budget is shared among searches by those generators, one after another; all stages
+    share one index and one memory of learned proofs."""
+    from proofsearch.generate.merged import calibrated_merge
+    from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
+
+    plan = parse_schedule(schedule, SCHEDULE_STAGES)
     index = _need_index("knn-portfolio", index)
-    return calibrated_merge(parts, names, index, calibrate, signature)
+    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises)
+    knn_names = list(_PART_NAMES[: len(knn_parts)])
+    portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
+    signature = f"{prover}/{tactics_file or ''}"
+    built: dict[str, TacticGenerator] = {}
+
+    def build(name: str) -> TacticGenerator:
+        if name not in built:
+            if name == "portfolio":
+                built[name] = portfolio
+            elif name == "knn":
+                built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
+            else:
+                built[name] = calibrated_merge(
+                    [*knn_parts, portfolio], [*knn_names, "portfolio"], index, calibrate,
+                    signature,
+                )  # fmt: skip
+        return built[name]
+
+    if len(plan) == 1:
+        return build(plan[0][0])
+    return ScheduledGenerator([Stage(name, share, build(name)) for name, share in plan])
 
 
 def _premises(index: IndexPaths | None = None, premises: int = 8, **_: Any) -> TacticGenerator:

@@ -135,7 +135,7 @@ class BestFirstSearchProver:
         budget_start = time.perf_counter() if self.config.budget_after_open else start
         session.deadline = budget_start + self.config.timeout
         try:
-            result = self._search(theorem, session.root, session, clock, budget_start)
+            result = self._run_schedule(theorem, session, clock, session.deadline)
         finally:
             session.close()
         result.total_time = time.perf_counter() - start
@@ -143,16 +143,61 @@ class BestFirstSearchProver:
         result.extra["open_time"] = round(open_time, 6)
         return result
 
+    def _run_schedule(
+        self, theorem: Theorem, session: ProofSession, clock: _Clock, end: float
+    ) -> SearchResult:
+        """One search per stage of the generator's schedule (one stage when it has none),
+        each with a fresh tree, until one proves the theorem. A stage gets its share of
+        the time left, so time an exhausted tree leaves goes to the later stages."""
+        plan = list(self.generator.schedule())
+        if not plan:
+            return self._search(theorem, session, clock, self.generator, end, 0)
+        nodes = expansions = 0
+        stages: list[dict[str, object]] = []
+        unfinished: object = None
+        all_failed = True
+        result: SearchResult | None = None
+        for index, (name, share) in enumerate(plan):
+            now = time.perf_counter()
+            shares_left = sum(s for _, s in plan[index:])
+            stage_end = end if index == len(plan) - 1 else now + (end - now) * share / shares_left
+            generator = self.generator.stage(index)
+            result = self._search(theorem, session, clock, generator, stage_end, expansions)
+            nodes += result.num_total_nodes
+            expansions += result.num_searched_nodes
+            result.num_total_nodes, result.num_searched_nodes = nodes, expansions
+            stages.append(
+                {"name": name, "status": result.status.value,
+                 "seconds": round(time.perf_counter() - now, 3)}
+            )  # fmt: skip
+            unfinished = unfinished or result.extra.get(UNFINISHED_PROOF)
+            all_failed = all_failed and result.status is Status.FAILED
+            if result.status in (Status.PROVED, Status.ERROR):
+                result.extra["stage"] = name
+                break
+            if self.config.max_expansions is not None and expansions >= self.config.max_expansions:
+                break
+        assert result is not None
+        if result.status not in (Status.PROVED, Status.ERROR):
+            result.status = Status.FAILED if all_failed else Status.OPEN
+            if unfinished:
+                result.extra[UNFINISHED_PROOF] = unfinished
+        result.extra["stages"] = stages
+        return result
+
     def _search(
         self,
         theorem: Theorem,
-        root: ProofState,
         session: ProofSession,
         clock: _Clock,
-        start: float,
+        generator: TacticGenerator,
+        deadline: float,
+        expanded_before: int,
     ) -> SearchResult:
+        """One best-first search from the root until ``deadline`` (``expanded_before``:
+        expansions earlier stages spent of ``max_expansions``)."""
         config = self.config
-        tree = SearchTree(root)
+        tree = SearchTree(session.root)
         found: list[list[str]] = []
         #: A found proof's (goals, tactic) steps, for generators that learn from proofs.
         steps: dict[tuple[str, ...], list[tuple[str, str]]] = {}
@@ -161,9 +206,12 @@ class BestFirstSearchProver:
         expansions = 0
         status = Status.OPEN
         while True:
-            if config.max_expansions is not None and expansions >= config.max_expansions:
+            if (
+                config.max_expansions is not None
+                and expanded_before + expansions >= config.max_expansions
+            ):
                 break
-            if time.perf_counter() - start >= config.timeout:
+            if time.perf_counter() >= deadline:
                 break
             node = tree.pop()
             if node is None:
@@ -173,7 +221,7 @@ class BestFirstSearchProver:
             expansions += 1
             try:
                 with clock.actor.running():
-                    suggestions = self.generator.generate(
+                    suggestions = generator.generate(
                         node.state.text, theorem, config.num_sampled_tactics
                     )
             except Exception as exc:  # a generator's failure ends this theorem, not the run

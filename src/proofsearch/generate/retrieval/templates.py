@@ -2,7 +2,8 @@
 
 For the ``k`` best applicable premises (lemmas, theorems, constructors, axioms), best
 first: ``apply P``, ``rewrite P``, ``rewrite <- P``, ``eapply P``, ``apply P in H`` (for
-the goal's hypotheses) and one ``eauto using P1, ..., Pm``. A suggestion's score is the
+the goal's hypotheses) and automation with the top ``m`` as hints (``eauto using P1, ...,
+Pm``, ``auto using``, ``firstorder using``). A suggestion's score is the
 template's own (how often such a step helps) plus the log of the premise's BM25 score
 against that of a premise holding every symbol of the goal (its coverage), so a premise
 that matches the goal well ranks near the template's prior and a weak match sinks below
@@ -41,7 +42,12 @@ SSREFLECT_TEMPLATES = {
     "apply/{P}": -0.7,
     "rewrite -{P}": -0.8,
 }
-EAUTO_USING = -0.6
+#: Automation given the top premises as hints (``{PS}``: their names, comma-separated).
+AUTOMATION_USING = {
+    "eauto using {PS}": -0.6,
+    "auto using {PS}": -0.8,
+    "firstorder using {PS}": -1.2,
+}
 
 
 class PremiseTemplateGenerator(TacticGenerator):
@@ -80,8 +86,9 @@ class PremiseTemplateGenerator(TacticGenerator):
                     out.append(Suggestion(template.replace("{P}", premise.name), prior + relative))
         if self.eauto_premises > 0:
             names = ", ".join(p.name for p in found[: self.eauto_premises])
-            coverage = max(found[0].coverage, 1e-4)
-            out.append(Suggestion(f"eauto using {names}", EAUTO_USING + math.log(coverage)))
+            relative = math.log(max(found[0].coverage, 1e-4))
+            for template, prior in AUTOMATION_USING.items():
+                out.append(Suggestion(template.replace("{PS}", names), prior + relative))
         return best_unique(out, n)
 
 

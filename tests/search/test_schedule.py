@@ -1,0 +1,134 @@
+"""A schedule's stages share one theorem's budget: fresh tree per stage, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from proofsearch.generate.base import Suggestion, TacticGenerator
+from proofsearch.generate.merged import MergedGenerator
+from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
+from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
+from proofsearch.theorem import Theorem
+from tests.search.graph_prover import QED, GraphProver, TableGenerator
+
+THEOREM = Theorem("t", "statement")
+#: Stage "a" only knows a dead end; stage "b" knows the proof.
+EDGES = {"root": {"dead": "D", "win": "W"}, "D": {}, "W": {"qed": QED}}
+DEAD_END = {"root": [("dead", -0.1)]}
+WINNING = {"root": [("win", -0.1)], "W": [("qed", -0.1)]}
+
+
+class Learner(TableGenerator):
+    def __init__(self, table: dict[str, list[tuple[str, float]]]) -> None:
+        super().__init__(table)
+        self.learned: list[list[tuple[str, str]]] = []
+
+    def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+        self.learned.append(list(steps))
+
+
+def run(generator: TacticGenerator, **config: object) -> object:
+    prover = GraphProver(EDGES)
+    return BestFirstSearchProver(prover, generator, SearchConfig(**config)).search(THEOREM)  # type: ignore[arg-type]
+
+
+def test_a_later_stage_proves_what_the_first_cannot() -> None:
+    first, second = TableGenerator(DEAD_END), TableGenerator(WINNING)
+    scheduled = ScheduledGenerator([Stage("a", 3, first), Stage("b", 1, second)])
+    result = run(scheduled)
+    assert result.status is Status.PROVED and result.proof == ["win", "qed"]  # type: ignore[attr-defined]
+    assert result.extra["stage"] == "b"  # type: ignore[attr-defined]
+    # Each stage starts from a fresh tree at the root.
+    assert first.calls == ["root", "D"] and second.calls == ["root", "W"]
+    stages = result.extra["stages"]  # type: ignore[attr-defined]
+    assert [(s["name"], s["status"]) for s in stages] == [("a", "failed"), ("b", "proved")]
+    # Expansions and nodes add up over the stages (2 + 2 of each).
+    assert result.num_searched_nodes == 4 and result.num_total_nodes == 4  # type: ignore[attr-defined]
+
+
+def test_the_same_generator_alone_fails_and_failing_stages_fail() -> None:
+    assert run(TableGenerator(DEAD_END)).status is Status.FAILED  # type: ignore[attr-defined]
+    both_dead = ScheduledGenerator(
+        [Stage("a", 1, TableGenerator(DEAD_END)), Stage("b", 1, TableGenerator(DEAD_END))]
+    )
+    result = run(both_dead)
+    assert result.status is Status.FAILED and "stage" not in result.extra  # type: ignore[attr-defined]
+
+
+def test_max_expansions_is_shared_by_the_stages() -> None:
+    first, second = TableGenerator(DEAD_END), TableGenerator(WINNING)
+    scheduled = ScheduledGenerator([Stage("a", 1, first), Stage("b", 1, second)])
+    result = run(scheduled, max_expansions=3)
+    # Stage a spends 2 expansions; stage b gets the one left: root only, no proof yet.
+    assert second.calls == ["root"]
+    assert result.status is Status.OPEN and result.num_searched_nodes == 3  # type: ignore[attr-defined]
+
+
+def test_a_spent_stage_budget_passes_to_the_next_stage() -> None:
+    """Stage a's share is 0.1 % of a 1000 s budget (1 s) but it keeps finding new states;
+    it must stop by its share, and stage b must still run and prove the theorem."""
+
+    class Endless(TacticGenerator):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            self.calls += 1
+            return [Suggestion(f"t{self.calls}", -1.0)]
+
+    edges = {"root": {"win": "W"}, "W": {"qed": QED}}
+    prover = GraphProver(_Loop(edges), delay=0.05)
+    endless = Endless()
+    scheduled = ScheduledGenerator([Stage("a", 1, endless), Stage("b", 999, TableGenerator(WINNING))])
+    result = BestFirstSearchProver(prover, scheduled, SearchConfig(timeout=1000)).search(THEOREM)
+    assert result.status is Status.PROVED and result.extra["stage"] == "b"
+    assert endless.calls >= 2
+    assert result.extra["stages"][0]["seconds"] < 100
+
+
+class _Loop(dict):  # type: ignore[type-arg]
+    """Edges as given, and every unknown tactic leads to a new state."""
+
+    def __init__(self, edges: dict[str, dict[str, str]]) -> None:
+        super().__init__(edges)
+        self.fresh = 0
+
+    def get(self, key: str, default: object = None) -> dict[str, str]:  # type: ignore[override]
+        known = dict(super().get(key, {}))
+
+        class _Any(dict):  # type: ignore[type-arg]
+            def get(inner, tactic: str, default: object = None) -> object:  # noqa: N805
+                if tactic in known:
+                    return known[tactic]
+                self.fresh += 1
+                return f"s{self.fresh}"
+
+        return _Any()
+
+
+def test_a_proof_is_learned_once_by_each_distinct_part() -> None:
+    shared = Learner(WINNING)
+    other = Learner(DEAD_END)
+    merged = MergedGenerator([other, shared], names=["dead", "win"])
+    scheduled = ScheduledGenerator([Stage("a", 1, merged), Stage("b", 1, shared)])
+    result = run(scheduled)
+    assert result.status is Status.PROVED  # type: ignore[attr-defined]
+    assert len(shared.learned) == 1 and len(other.learned) == 1
+    assert shared.learned[0] == [("goal root", "win"), ("goal W", "qed")]
+
+
+def test_parse_schedule_and_its_errors() -> None:
+    known = ("knn-portfolio", "knn", "portfolio")
+    assert parse_schedule("knn-portfolio:3, knn:1", known) == [("knn-portfolio", 3.0), ("knn", 1.0)]
+    assert parse_schedule("knn", known) == [("knn", 1.0)]
+    with pytest.raises(ValueError, match="unknown stage 'knnn'"):
+        parse_schedule("knn-portfolio:1,knnn:1", known)
+    with pytest.raises(ValueError, match="share 'x' is not a number"):
+        parse_schedule("knn:x", known)
+    for bad in ("knn:0", "knn:-1", "knn:nan", "knn:inf"):
+        with pytest.raises(ValueError, match="share must be positive"):
+            parse_schedule(bad, known)
+    with pytest.raises(ValueError, match="at least one stage"):
+        ScheduledGenerator([])
