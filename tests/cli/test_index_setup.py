@@ -31,7 +31,7 @@ STATEMENT = "Lemma double_two : double 2 = 4."
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = write_project(tmp_path_factory.mktemp("project"))
-    out = root.parent / "trace"
+    out = tmp_path_factory.mktemp("trace") / "trace"
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "2"]) == 0
     return root, out
 

@@ -14,6 +14,7 @@ import pytest
 
 from proofsearch import __version__
 from proofsearch.cli import SUBCOMMANDS, main
+from tests.generate.knn_trace import write_trace
 
 #: ``proofsearch <command>: <what>: <why>; <how to fix>``
 ERROR_LINE = re.compile(r"^proofsearch (\w+): [^\n]+: [^\n]+; [^\n]+$")
@@ -144,6 +145,7 @@ def test_every_subcommand_errs_in_one_style(
     empty.mkdir()
     results = tmp_path / "r.jsonl"
     results.write_text(json.dumps({"name": "t", "status": "failed", "proof": None}) + "\n")
+    trace = write_trace(tmp_path / "trace")
     cases = [
         ["search", missing],
         ["check", str(results), missing],
@@ -161,6 +163,10 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--generator", "no_such_package.mod:factory"],
         ["search", str(theorems), "--generator", "knn"],  # no --index
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
+        ["search", str(theorems), "--gen-option", "neighbours=3"],  # not portfolio's
+        ["search", str(theorems), "--index", str(trace), "--gen-option", "schedule=knn:1,knnn:2"],
+        ["search", str(theorems), "--index", str(trace), "--gen-option", "schedule=knn:0"],
+        ["search", str(theorems), "--index", str(trace), "--gen-option", "neighbors=3"],
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
         ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
         ["prove", str(tmp_path)],  # no _CoqProject

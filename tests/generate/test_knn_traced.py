@@ -67,7 +67,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pa
     (root / "_CoqProject").write_text("-R theories Lib\n")
     for name, text in FILES.items():
         (root / "theories" / name).write_text(text)
-    out = root.parent / "trace"
+    out = tmp_path_factory.mktemp("trace") / "trace"
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     cache = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import pytest
@@ -81,31 +82,32 @@ def test_a_spent_stage_budget_passes_to_the_next_stage() -> None:
     edges = {"root": {"win": "W"}, "W": {"qed": QED}}
     prover = GraphProver(_Loop(edges), delay=0.05)
     endless = Endless()
-    scheduled = ScheduledGenerator([Stage("a", 1, endless), Stage("b", 999, TableGenerator(WINNING))])
+    winning = TableGenerator(WINNING)
+    scheduled = ScheduledGenerator([Stage("a", 1, endless), Stage("b", 999, winning)])
     result = BestFirstSearchProver(prover, scheduled, SearchConfig(timeout=1000)).search(THEOREM)
     assert result.status is Status.PROVED and result.extra["stage"] == "b"
     assert endless.calls >= 2
     assert result.extra["stages"][0]["seconds"] < 100
 
 
+class _Targets(dict):  # type: ignore[type-arg]
+    """A state's edges: the listed ones, and every other tactic to a new state."""
+
+    def __init__(self, known: dict[str, str], fresh: itertools.count[int]) -> None:
+        super().__init__(known)
+        self.fresh = fresh
+
+    def get(self, tactic: str, default: object = None) -> object:
+        return super().get(tactic) or f"s{next(self.fresh)}"
+
+
 class _Loop(dict):  # type: ignore[type-arg]
     """Edges as given, and every unknown tactic leads to a new state."""
 
-    def __init__(self, edges: dict[str, dict[str, str]]) -> None:
-        super().__init__(edges)
-        self.fresh = 0
+    fresh = itertools.count()
 
-    def get(self, key: str, default: object = None) -> dict[str, str]:  # type: ignore[override]
-        known = dict(super().get(key, {}))
-
-        class _Any(dict):  # type: ignore[type-arg]
-            def get(inner, tactic: str, default: object = None) -> object:  # noqa: N805
-                if tactic in known:
-                    return known[tactic]
-                self.fresh += 1
-                return f"s{self.fresh}"
-
-        return _Any()
+    def get(self, key: str, default: object = None) -> _Targets:  # type: ignore[override]
+        return _Targets(dict(super().get(key, {})), self.fresh)
 
 
 def test_a_proof_is_learned_once_by_each_distinct_part() -> None:

@@ -69,7 +69,7 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--prover", choices=sorted(PROVERS), default="coq", help="default: coq")
     group.add_argument(
         "--tactic-timeout", type=positive(float), default=None, metavar="S",
-        help="per-tactic time limit in seconds (default: Coq 5, Lean 10)",
+        help="per-tactic time limit in seconds (default: Coq 2, Lean 10)",
     )  # fmt: skip
     group.add_argument(
         "--check-timeout", type=float, default=None, metavar="S",

@@ -158,7 +158,11 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
 
 def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     """Plain options for :func:`proofsearch.generate.make_generator`."""
-    from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
+    from proofsearch.generate.registry import (
+        INDEXED_GENERATORS,
+        MODEL_GENERATORS,
+        check_options,
+    )
 
     options: dict[str, Any] = {}
     if args.generator in ("portfolio", "knn-portfolio"):
@@ -184,7 +188,9 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
             f"--generator {args.generator}: reads a trace index; give --index TRACE_DIR "
             "(proofsearch trace writes one)"
         )
-    options.update(parse_key_values(args.gen_option, "--gen-option"))
+    given = parse_key_values(args.gen_option, "--gen-option")
+    check_options(args.generator, given)
+    options.update(given)
     return options
 
 

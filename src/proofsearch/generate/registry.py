@@ -105,6 +105,33 @@ def _vllm(
     return _with_retrieval(VLLMTacticGenerator(**options), index, retrieved_premises)
 
 
+def check_options(name: str, options: Mapping[str, Any]) -> None:
+    """Refuse options the built-in generator ``name`` would ignore, and a bad ``schedule``,
+    before any work (its factory drops unknown keywords). A generator that hands its
+    options on to a model's class is not checked here: the class itself refuses them."""
+    import inspect
+
+    target = GENERATORS.get(name)
+    if target is None:
+        return
+    module_name, _, attribute = target.partition(":")
+    factory = getattr(importlib.import_module(module_name), attribute)
+    parameters = inspect.signature(factory).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in parameters):
+        return
+    known = sorted(p.name for p in parameters if p.kind is not p.VAR_KEYWORD)
+    for key in options:
+        if key not in known:
+            raise ValueError(
+                f"--gen-option {key}: generator {name} has no option {key!r}; "
+                f"its options: {', '.join(known)}"
+            )
+    if name == "knn-portfolio" and "schedule" in options:
+        from proofsearch.generate.schedule import parse_schedule
+
+        parse_schedule(str(options["schedule"]), SCHEDULE_STAGES)
+
+
 def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
     if not index:
         raise ValueError(f"generator {name} needs an index: --index TRACE_DIR (option 'index')")

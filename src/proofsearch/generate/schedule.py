@@ -92,15 +92,18 @@ def parse_schedule(text: str, known: Sequence[str]) -> list[tuple[str, float]]:
         name = name.strip()
         if name not in known:
             raise ValueError(
-                f"schedule {text!r}: unknown stage {name!r} (known: {', '.join(known)})"
+                f"schedule {text!r}: unknown stage {name!r}; the stages: {', '.join(known)}"
             )
         try:
             share = float(share_text) if sep else 1.0
         except ValueError:
             raise ValueError(
-                f"schedule {text!r}: stage {name}: share {share_text!r} is not a number"
+                f"schedule {text!r}: stage {name}: share {share_text!r} is not a number; "
+                "give NAME:SHARE, e.g. knn:1"
             ) from None
         if not (math.isfinite(share) and share > 0):
-            raise ValueError(f"schedule {text!r}: stage {name}: share must be positive")
+            raise ValueError(
+                f"schedule {text!r}: stage {name}: share must be positive; e.g. {name}:1"
+            )
         stages.append((name, share))
     return stages

@@ -49,8 +49,10 @@ class CoqConfig:
     #: Extra arguments for coqidetop and coqc, e.g. ``("-R", "theories", "MyLib")``.
     args: tuple[str, ...] = ()
     cwd: str | None = None
-    #: Per-tactic limit, passed to Coq as ``Timeout N`` (whole seconds, at least 1).
-    tactic_timeout: float = 5.0
+    #: Per-tactic limit, passed to Coq as ``Timeout N`` (whole seconds, at least 1). 2 s,
+    #: not 5: in a 20 s search a few slow automation calls (``firstorder``, ``nia``) at
+    #: 5 s each spent the budget of whole searches (docs/generators.md, "Schedule").
+    tactic_timeout: float = 2.0
     #: Extra wall-clock seconds before a tactic that ignores ``Timeout`` gets its
     #: process killed.
     kill_grace: float = 3.0
