@@ -240,3 +240,21 @@ def test_a_cluster_without_authentication_is_joined_without_it(tmp_path: Path) -
         assert "runs without token authentication, but RAY_AUTH_MODE=token is set" in message
         open_cluster.stop()
         assert not open_cluster.leftovers()
+
+
+def test_trace_address_traces_the_files_on_the_cluster(
+    cluster: RayStartCluster, tmp_path: Path
+) -> None:
+    from tests.trace.project import write_project
+
+    root = write_project(tmp_path / "project")
+    out = tmp_path / "trace"
+    command = [sys.executable, "-m", "proofsearch.cli", "trace", str(root), "--out", str(out),
+               "--address", cluster.address, "--jobs", "2", "--no-progress"]  # fmt: skip
+    done = subprocess.run(
+        command, env=cluster.user_env(), cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "traced 3, up to date 0, failed 0" in done.stdout
+    assert len(list((out / "files").glob("*.steps.jsonl"))) == 3
+    assert_cluster_up(cluster)

@@ -70,6 +70,17 @@ def add_parser(subparsers: Any) -> None:
         help="files traced at once (default: the number of CPUs)",
     )
     parser.add_argument(
+        "--ray", action="store_true",
+        help="trace the files as Ray tasks (a new local cluster, or the one at --address); "
+        "--jobs is then the tasks at once (default: the cluster's CPUs)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--address", default=None, metavar="ADDR",
+        help="trace on this Ray cluster (implies --ray; RAY_ADDRESS also works with --ray); "
+        "every node must see the sources and --out at the same paths",
+    )  # fmt: skip
+    parser.add_argument("--ray-tmpdir", default=None, help="Ray's temporary folder")
+    parser.add_argument(
         "--timeout", type=positive(float), default=1800.0, help="seconds per file (default 1800)"
     )
     parser.add_argument(
@@ -167,7 +178,10 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     with TraceProgress(jobs, summary, enabled=not args.no_progress) as progress:
-        run_jobs(jobs, workers=args.jobs, on_record=progress.record)
+        if args.ray or args.address:
+            _run_on_ray(args, jobs, progress)
+        else:
+            run_jobs(jobs, workers=args.jobs, on_record=progress.record)
     summary.seconds = time.perf_counter() - start
     for record in summary.failed:
         assert record.error is not None
@@ -180,6 +194,18 @@ def run(args: argparse.Namespace) -> int:
         f"{_size(out) / 1e6:.1f} MB in {out}"
     )
     return EXIT_FAILURES if summary.failed else EXIT_OK
+
+
+def _run_on_ray(args: argparse.Namespace, jobs: list[Any], progress: TraceProgress) -> None:
+    from proofsearch.distributed.ray_setup import RayOptions, RaySetupError
+    from proofsearch.trace.ray_runner import run_on_ray
+
+    options = RayOptions(address=args.address, tmpdir=args.ray_tmpdir)
+    try:
+        run_on_ray(jobs, ray_options=options, workers=args.jobs, on_record=progress.record)
+    except RaySetupError as exc:  # nothing was traced; a rerun resumes anyway
+        raise CommandError("--address" if args.address else "--ray", str(exc),
+                           code=EXIT_FAILURES) from None  # fmt: skip
 
 
 class TraceProgress:

@@ -16,9 +16,10 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from proofsearch.env.coq.version import NATIVE_OFF, coq_env
 from proofsearch.trace.deps import order, requires
@@ -259,52 +260,91 @@ def plan(
     return jobs, fresh
 
 
+#: Handle of one running job (a future, a Ray object reference).
+_H = TypeVar("_H", bound=Hashable)
+
+
+def schedule(
+    jobs: list[Job],
+    submit: Callable[[Job], _H],
+    wait: Callable[[list[_H]], Sequence[_H]],
+    result: Callable[[_H], FileRecord],
+    *,
+    workers: int,
+    on_record: OnRecord | None = None,
+) -> list[FileRecord]:
+    """Run ``jobs`` in dependency order, at most ``workers`` at once: a job is submitted
+    once every file it requires inside the selection is done. ``submit``, ``wait`` (some
+    of the running handles that are done) and ``result`` are the executor's: a process
+    pool here, Ray tasks in :mod:`proofsearch.trace.ray_runner`."""
+    waiting = {job.source.module: job for job in jobs}
+    blocking = {
+        name: {dep for dep in job.requires if dep in waiting} for name, job in waiting.items()
+    }
+    records: list[FileRecord] = []
+    running: dict[_H, Job] = {}
+
+    def submit_ready() -> None:
+        for name in [n for n, deps in blocking.items() if not deps]:
+            if len(running) >= workers:
+                return
+            del blocking[name]
+            job = waiting.pop(name)
+            running[submit(job)] = job
+
+    submit_ready()
+    while running:
+        for handle in wait(list(running)):
+            job = running.pop(handle)
+            try:
+                record = result(handle)
+            except Exception as exc:  # a worker crashed: report the file, go on
+                record = _crashed(job, exc)
+            records.append(record)
+            for deps in blocking.values():
+                deps.discard(job.source.module)
+            if on_record is not None:
+                on_record(record, False, job.source.path.stat().st_size)
+        submit_ready()
+    return records
+
+
+def _crashed(job: Job, exc: Exception) -> FileRecord:
+    return FileRecord(
+        file=job.source.file,
+        module=job.source.module,
+        requires=list(job.requires),
+        key=job.key,
+        coq_version=job.coq_version,
+        status="failed",
+        error=FileError(line=1, message=f"worker failed: {exc!r}"),
+    )
+
+
 def run(
     jobs: list[Job],
     *,
     workers: int | None = None,
     on_record: OnRecord | None = None,
 ) -> list[FileRecord]:
-    """Run the jobs on ``workers`` processes, each once its requires are done."""
+    """Run the jobs on ``workers`` processes of this machine, each once its requires are done."""
     workers = max(1, workers or os.cpu_count() or 1)
-    waiting = {job.source.module: job for job in jobs}
-    blocking = {
-        name: {dep for dep in job.requires if dep in waiting} for name, job in waiting.items()
-    }
-    records: list[FileRecord] = []
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        running: dict[concurrent.futures.Future[FileRecord], Job] = {}
 
-        def submit_ready() -> None:
-            for name in [n for n, deps in blocking.items() if not deps]:
-                del blocking[name]
-                job = waiting.pop(name)
-                running[pool.submit(run_job, job)] = job
-
-        submit_ready()
-        while running:
+        def finished(
+            running: list[concurrent.futures.Future[FileRecord]],
+        ) -> Sequence[concurrent.futures.Future[FileRecord]]:
             done, _ = concurrent.futures.wait(
                 running, return_when=concurrent.futures.FIRST_COMPLETED
             )
-            for future in done:
-                job = running.pop(future)
-                try:
-                    record = future.result()
-                except Exception as exc:  # a worker crashed: report the file, go on
-                    record = FileRecord(
-                        file=job.source.file,
-                        module=job.source.module,
-                        requires=list(job.requires),
-                        key=job.key,
-                        coq_version=job.coq_version,
-                        status="failed",
-                        error=FileError(line=1, message=f"worker failed: {exc!r}"),
-                    )
-                records.append(record)
-                for deps in blocking.values():
-                    deps.discard(job.source.module)
-                if on_record is not None:
-                    on_record(record, False, job.source.path.stat().st_size)
-            submit_ready()
-    return records
+            return list(done)
+
+        return schedule(
+            jobs,
+            lambda job: pool.submit(run_job, job),
+            finished,
+            lambda future: future.result(),
+            workers=workers,
+            on_record=on_record,
+        )
