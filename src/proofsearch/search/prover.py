@@ -9,6 +9,9 @@ highest cumulative log-probability is expanded next; the outcome is ``proved``,
 * identical states are one node, and a better path raises a node's priority;
 * the reported proof is the shortest found, and it is reported only after the prover
   re-checked it from scratch.
+
+A generator with a schedule (:mod:`proofsearch.generate.schedule`) gets one fresh
+search per stage, each within its share of the theorem's budget.
 """
 
 from __future__ import annotations
