@@ -24,7 +24,10 @@ def shard_texts(out: Path) -> dict[str, list[dict[str, object]]]:
 
 
 def test_trace_on_ray_matches_the_process_pool_and_resumes(
-    tmp_path: Path, local_ray: None, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    local_ray: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = write_project(tmp_path / "project")
     pool_out, ray_out = tmp_path / "pool", tmp_path / "ray"
@@ -33,6 +36,11 @@ def test_trace_on_ray_matches_the_process_pool_and_resumes(
     for compiled in (root / "theories").glob("*.vo"):
         compiled.unlink()
     argv = ["trace", str(root), "--out", str(ray_out), "--no-progress", "--ray", "--jobs", "2"]
+
+    def no_pool(*args: object, **kwargs: object) -> None:
+        raise AssertionError("--ray traced on the local process pool")
+
+    monkeypatch.setattr("proofsearch.trace.runner.run", no_pool)
     assert main(argv) == 0
     assert "traced 3, up to date 0, failed 0" in capsys.readouterr().out
     ray_shards = shard_texts(ray_out)
