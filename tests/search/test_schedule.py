@@ -134,3 +134,17 @@ def test_parse_schedule_and_its_errors() -> None:
             parse_schedule(bad, known)
     with pytest.raises(ValueError, match="at least one stage"):
         ScheduledGenerator([])
+
+
+def test_generator_options_are_checked_against_the_generator() -> None:
+    from proofsearch.generate.registry import check_options
+
+    check_options("knn-portfolio", {"schedule": "knn-portfolio:2,knn:1", "calibrate": True})
+    check_options("knn", {"neighbours": 128, "premises": 0})
+    check_options("portfolio", {"tactics_file": "t.txt"})
+    check_options("hf", {"anything": 1})  # handed on to the model's class, which checks
+    check_options("mypkg.mod:factory", {"anything": 1})  # a user's own: not ours to check
+    with pytest.raises(ValueError, match="generator knn has no option 'schedule'"):
+        check_options("knn", {"schedule": "knn:1"})
+    with pytest.raises(ValueError, match="unknown stage 'knnn'"):
+        check_options("knn-portfolio", {"schedule": "knnn:1"})
