@@ -18,8 +18,8 @@ import socket
 from pathlib import Path
 
 from proofsearch.distributed.ray_setup import RayOptions, ray_session
-from proofsearch.trace.runner import Job, OnRecord, run_job, schedule
-from proofsearch.trace.schema import FileError, FileRecord
+from proofsearch.trace.runner import Job, OnRecord, failed_record, run_job, schedule
+from proofsearch.trace.schema import FileRecord
 
 #: Ray retries a task whose worker or node died this many times.
 TASK_RETRIES = 2
@@ -59,20 +59,10 @@ def trace_on_this_node(job: Job) -> FileRecord:
     """:func:`run_job`, once this node is seen to have the source and the output folder."""
     missing = [str(path) for path in (job.source.path, Path(job.out)) if not path.exists()]
     if missing:
-        return FileRecord(
-            file=job.source.file,
-            module=job.source.module,
-            requires=list(job.requires),
-            key=job.key,
-            coq_version=job.coq_version,
-            status="failed",
-            error=FileError(
-                line=1,
-                message=(
-                    f"node {socket.gethostname()} does not see {', '.join(missing)}: "
-                    "tracing on a cluster needs the sources and --out on a file system "
-                    "every node shares (the same paths everywhere)"
-                ),
-            ),
+        return failed_record(
+            job,
+            f"node {socket.gethostname()} does not see {', '.join(missing)}: tracing on a "
+            "cluster needs the sources and --out on a file system every node shares (the "
+            "same paths everywhere)",
         )
     return run_job(job)

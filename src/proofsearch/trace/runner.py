@@ -310,6 +310,11 @@ def schedule(
 
 
 def _crashed(job: Job, exc: Exception) -> FileRecord:
+    return failed_record(job, f"worker failed: {exc!r}")
+
+
+def failed_record(job: Job, message: str) -> FileRecord:
+    """The record of a file that could not be traced at all (``message`` says why)."""
     return FileRecord(
         file=job.source.file,
         module=job.source.module,
@@ -317,7 +322,7 @@ def _crashed(job: Job, exc: Exception) -> FileRecord:
         key=job.key,
         coq_version=job.coq_version,
         status="failed",
-        error=FileError(line=1, message=f"worker failed: {exc!r}"),
+        error=FileError(line=1, message=message),
     )
 
 
