@@ -104,6 +104,24 @@ def test_search_address_joins_token_cluster_and_uses_both_nodes(
     assert_cluster_up(cluster)
 
 
+def test_trace_address_traces_the_files_on_the_cluster(
+    cluster: RayStartCluster, tmp_path: Path
+) -> None:
+    from tests.trace.project import write_project
+
+    root = write_project(tmp_path / "project")
+    out = tmp_path / "trace"
+    command = [sys.executable, "-m", "proofsearch.cli", "trace", str(root), "--out", str(out),
+               "--address", cluster.address, "--jobs", "2", "--no-progress"]  # fmt: skip
+    done = subprocess.run(
+        command, env=cluster.user_env(), cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert "traced 3, up to date 0, failed 0" in done.stdout
+    assert len(list((out / "files").glob("*.steps.jsonl"))) == 3
+    assert_cluster_up(cluster)
+
+
 def test_ray_address_variable_joins_the_same_way(cluster: RayStartCluster, tmp_path: Path) -> None:
     theorems = trivial_theorems(4, "e")
     path = write_theorems(tmp_path / "t.jsonl", theorems)
@@ -240,21 +258,3 @@ def test_a_cluster_without_authentication_is_joined_without_it(tmp_path: Path) -
         assert "runs without token authentication, but RAY_AUTH_MODE=token is set" in message
         open_cluster.stop()
         assert not open_cluster.leftovers()
-
-
-def test_trace_address_traces_the_files_on_the_cluster(
-    cluster: RayStartCluster, tmp_path: Path
-) -> None:
-    from tests.trace.project import write_project
-
-    root = write_project(tmp_path / "project")
-    out = tmp_path / "trace"
-    command = [sys.executable, "-m", "proofsearch.cli", "trace", str(root), "--out", str(out),
-               "--address", cluster.address, "--jobs", "2", "--no-progress"]  # fmt: skip
-    done = subprocess.run(
-        command, env=cluster.user_env(), cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr
-    assert "traced 3, up to date 0, failed 0" in done.stdout
-    assert len(list((out / "files").glob("*.steps.jsonl"))) == 3
-    assert_cluster_up(cluster)
