@@ -76,7 +76,13 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(200, "c"))
     out = tmp_path / "r.jsonl"
     args = cli(str(theorems), "--workers", "2", "--output", str(out), "--quiet", "--no-check")
-    run = subprocess.Popen([*args, *SLOW_TACTIC], cwd=ROOT)
+    # As from a terminal: SIGINT at its default, whatever this test process inherited (a
+    # background job's shell, or a library in the suite, may have set it to "ignore",
+    # which a child keeps across exec).
+    run = subprocess.Popen(
+        [*args, *SLOW_TACTIC], cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     seen = watch_descendants(run, lambda: len(lines(out)) >= 4)
     assert run.poll() is None, "the run ended before it could be interrupted"
     run.send_signal(signal.SIGINT)
