@@ -75,6 +75,7 @@ BAD_NUMBERS = [
     ("search", "--timeout", "nan"),
     ("search", "--workers", "0"),
     ("search", "--num-sampled-tactics", "0"),
+    ("search", "--max-sampled-tactics", "0"),
     ("search", "--max-expansions", "0"),
     ("search", "--tactic-timeout", "0"),
     ("search", "--memory-limit-mb", "0"),
@@ -132,6 +133,25 @@ def test_bare_proofsearch_lists_the_subcommands(capsys: pytest.CaptureFixture[st
     assert code == 2 and not out
     for name in SUBCOMMANDS:
         assert re.search(rf"^\s+{name}\s+\w", err, re.M), (name, err)
+
+
+@pytest.mark.parametrize("command", ["search", "prove"])
+def test_a_widening_limit_below_the_tactics_per_expansion_is_refused(
+    capsys: pytest.CaptureFixture[str], theorems: Path, tmp_path: Path, command: str
+) -> None:
+    out = tmp_path / "results.jsonl"
+    given = str(theorems) if command == "search" else str(tmp_path)
+    code, _, err = cli(
+        capsys, command, given, "-o", str(out), "--num-sampled-tactics", "48",
+        "--max-sampled-tactics", "32",
+    )  # fmt: skip
+    assert code == 2
+    (line,) = error_lines(err)
+    assert line == (
+        f"proofsearch {command}: --max-sampled-tactics: 32 is fewer than "
+        "--num-sampled-tactics (48); give at least 48 (equal: never widen)"
+    )
+    assert not out.exists()
 
 
 def test_every_subcommand_errs_in_one_style(

@@ -226,3 +226,41 @@ def test_dune_project_maps_its_theory(tmp_path: Path) -> None:
         LibraryFile(tmp_path / "theories" / "X.v", "theories/X.v", "Foo.X", "Foo.X")
     ]
     assert library.args == ["-Q", str(tmp_path / "theories"), "Foo"]
+
+
+def test_an_installed_library_that_requires_by_short_name_validates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Flocq's files ``Require Import Zaux Raux`` by short name, which resolves only under
+    the ``-R`` of the library's own build (installed, ``user-contrib`` is bound as with
+    ``-Q``): ``--library`` must give its headers that ``-R``, or every lemma of a later
+    file is rejected with ``header_fails``."""
+    import subprocess
+
+    import proofsearch.env.coq.version as version
+    from proofsearch.bench.library import installed_library
+    from proofsearch.cli import main
+
+    where = tmp_path / "where"
+    folder = where / "user-contrib" / "Short"
+    folder.mkdir(parents=True)
+    (folder / "A.v").write_text(
+        "Definition two := 2.\nLemma two_eq : two = 2.\nProof. reflexivity. Qed.\n"
+    )
+    (folder / "B.v").write_text(
+        "Require Import A.\nLemma two_plus : two + 0 = 2.\nProof. reflexivity. Qed.\n"
+    )
+    for name in ("A.v", "B.v"):
+        subprocess.run(["coqc", "-R", str(folder), "Short", str(folder / name)], check=True)
+    monkeypatch.setattr(version, "coq_where", lambda coqc="coqc": where)
+    library = installed_library("Short")
+    assert library.args == ["-R", str(folder), "Short"]
+    out = tmp_path / "short.jsonl"
+    summary = tmp_path / "short.json"
+    argv = ["bench", "extract-coq", "--library", "Short", "--only", "B.v", "--out", str(out),
+            "--jobs", "1", "--open-check", "off", "--summary", str(summary), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    counts = json.loads(summary.read_text())
+    assert counts["kept"] == 1 and counts["rejected"] == [], counts
+    (entry,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert entry["module"] == "Short.B" and entry["header"] == "Require Import A.\n"

@@ -53,7 +53,7 @@ class CoqLibrary:
     name: str
     root: Path
     files: list[LibraryFile] = field(default_factory=list)
-    #: Loadpath arguments for ``coqc``/``coqidetop`` (none for installed libraries).
+    #: Loadpath arguments for ``coqc``/``coqidetop`` (an installed library: its own ``-R``).
     args: list[str] = field(default_factory=list)
     #: Parts whose lemmas are skipped because every ``coqc`` loads them (``Init``).
     prelude_parts: frozenset[str] = frozenset()
@@ -157,7 +157,12 @@ def installed_library(logical: str, coqc: str = "coqc") -> CoqLibrary:
             f"--library {logical}: {folder} does not exist; install the library "
             "(Debian: libcoq-mathcomp-ssreflect for mathcomp.ssreflect)"
         )
-    return _folder_library(logical, folder, logical, "")
+    library = _folder_library(logical, folder, logical, "")
+    # A library's files may require each other by short name (Flocq's ``Require Import
+    # Zaux Raux``), which resolves only under the ``-R`` its own build uses; installed,
+    # user-contrib is bound as with ``-Q``. A header is the file's prefix, so it needs that.
+    library.args = ["-R", str(folder), logical]
+    return library
 
 
 _DUNE_THEORY = re.compile(r"\(coq\.theory\b.*?\(name\s+([\w.']+)\)", re.S)

@@ -121,9 +121,11 @@ def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
 
 
 def _prove(args: argparse.Namespace, console: Any) -> int:
+    from proofsearch.cli.search import search_config
     from proofsearch.project.config import project_key
     from proofsearch.project.learn import cache_root
 
+    search_config(args, check=True)  # bad budgets stop the command before any work
     clock: dict[str, float] = dict.fromkeys(PHASES, 0.0)
     start = time.perf_counter()
     project, plan = _load(args)

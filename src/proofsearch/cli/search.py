@@ -90,6 +90,12 @@ def add_search_budgets(
         "--num-sampled-tactics", type=positive(int), default=64,
         help="tactics per expansion (default: 64)",
     )  # fmt: skip
+    group.add_argument(
+        "--max-sampled-tactics", type=positive(int), default=None,
+        help="when the search tree is exhausted with time left, expand its nodes again "
+        "asking twice as many tactics, up to this many (default: 4 × --num-sampled-tactics; "
+        "equal to it: never)",
+    )  # fmt: skip
     return group
 
 
@@ -97,10 +103,18 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
     """The search's budgets from the options :func:`add_search_budgets` added."""
     from proofsearch.search.prover import SearchConfig
 
+    widest = args.max_sampled_tactics
+    if widest is not None and widest < args.num_sampled_tactics:
+        raise CommandError(
+            "--max-sampled-tactics",
+            f"{widest} is fewer than --num-sampled-tactics ({args.num_sampled_tactics})",
+            f"give at least {args.num_sampled_tactics} (equal: never widen)",
+        )
     return SearchConfig(
         timeout=args.timeout,
         max_expansions=args.max_expansions,
         num_sampled_tactics=args.num_sampled_tactics,
+        max_sampled_tactics=args.max_sampled_tactics,
         tactic_timeout=args.tactic_timeout,
         check=check,
         budget_after_open=args.budget_after_header,
@@ -254,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
     from proofsearch.search.result import Status
 
     console = message_console()
+    search_config(args, check=True)  # bad budgets stop the command before any work
     loaded = read_theorem_file(args)
     if loaded.invalid and not args.skip_invalid:
         for bad in loaded.invalid:

@@ -57,6 +57,10 @@ class SearchConfig:
     max_expansions: int | None = None
     #: Tactics asked of the generator per expansion.
     num_sampled_tactics: int = 64
+    #: When the tree is exhausted with time left, its nodes are expanded again, each time
+    #: asking twice as many tactics (new ones only are applied), up to this many;
+    #: ``None``: 4 × ``num_sampled_tactics``. Equal to ``num_sampled_tactics``: never.
+    max_sampled_tactics: int | None = None
     #: Per-tactic limit in seconds; ``None``: the prover's default.
     tactic_timeout: float | None = None
     #: Re-check every proof from scratch before reporting it.
@@ -64,6 +68,13 @@ class SearchConfig:
     #: Start ``timeout`` once the theorem is open (its header loaded), as the stdlib
     #: benchmark's baselines do; by default opening counts against it.
     budget_after_open: bool = False
+
+    @property
+    def widest(self) -> int:
+        """The most tactics asked at one node (``max_sampled_tactics`` resolved)."""
+        if self.max_sampled_tactics is None:
+            return 4 * self.num_sampled_tactics
+        return max(self.num_sampled_tactics, self.max_sampled_tactics)
 
 
 def _given(override: _T | None, configured: _T) -> _T:
@@ -207,6 +218,8 @@ class BestFirstSearchProver:
         #: Why tactics that closed every goal were no proof (their ``Qed`` ran out of time).
         unfinished: list[str] = []
         expansions = 0
+        #: Times the exhausted tree was reopened for wider expansions.
+        widenings = 0
         status = Status.OPEN
         while True:
             if (
@@ -217,21 +230,28 @@ class BestFirstSearchProver:
             if time.perf_counter() >= deadline:
                 break
             node = tree.pop()
+            if node is None and tree.reopen(config.widest):
+                widenings += 1
+                node = tree.pop()
             if node is None:
                 status = Status.FAILED
                 break
             node.expanded = True
             expansions += 1
+            width = tree.next_width(node, config.num_sampled_tactics, config.widest)
+            node.width = width
             try:
                 with clock.actor.running():
-                    suggestions = generator.generate(
-                        node.state.text, theorem, config.num_sampled_tactics
-                    )
+                    suggestions = generator.generate(node.state.text, theorem, width)
             except Exception as exc:  # a generator's failure ends this theorem, not the run
                 return self._finish(
                     theorem, Status.ERROR, clock, tree, expansions,
                     error=f"tactic generator failed: {type(exc).__name__}: {exc}",
                 )  # fmt: skip
+            if len(suggestions) < width:  # the generator has nothing more for this node
+                node.width = config.widest
+            suggestions = [s for s in suggestions if s.tactic not in node.tried]
+            node.tried.update(s.tactic for s in suggestions)
             tactics = [s.tactic for s in suggestions]
             with clock.environment.running():
                 outcomes = session.apply_all(node.state, tactics, config.tactic_timeout)
@@ -256,8 +276,10 @@ class BestFirstSearchProver:
             result = self._finish(theorem, status, clock, tree, expansions)
             if unfinished:
                 result.extra[UNFINISHED_PROOF] = unfinished[0]
-            return result
-        result = self._report_proof(theorem, found, clock, tree, expansions)
+        else:
+            result = self._report_proof(theorem, found, clock, tree, expansions)
+        if widenings:
+            result.extra["widenings"] = widenings
         if result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
             if learned is not None:

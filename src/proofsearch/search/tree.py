@@ -26,6 +26,10 @@ class Node:
     short_parent: tuple[Node, str] | None = None
     children: dict[str, tuple[Node, float]] = field(default_factory=dict)
     expanded: bool = False
+    #: Tactics asked of the generator at this node's last expansion (0: never expanded).
+    width: int = 0
+    #: Tactics already applied here (a widened expansion applies only new ones).
+    tried: set[str] = field(default_factory=set)
 
     def shortest_path(self) -> list[str]:
         """Tactics from the root along the shortest known path."""
@@ -74,6 +78,26 @@ class SearchTree:
 
     def __len__(self) -> int:
         return len(self.nodes)
+
+    def reopen(self, limit: int) -> int:
+        """Queue again every expanded node asked fewer than ``limit`` tactics, so that its
+        next expansion asks twice as many (see :meth:`next_width`); the count queued.
+
+        Called when the queue is empty: the tree is exhausted with time left, which
+        happens when every suggestion failed or led to states already seen. A generator's
+        lower-ranked suggestions are then worth the time that would otherwise go unused."""
+        reopened = 0
+        for node in self.nodes.values():
+            if node.expanded and 0 < node.width < limit:
+                node.expanded = False
+                self._push(node)
+                reopened += 1
+        return reopened
+
+    @staticmethod
+    def next_width(node: Node, first: int, limit: int) -> int:
+        """Tactics to ask at ``node``'s next expansion: ``first``, then twice the last."""
+        return first if node.width == 0 else min(limit, 2 * node.width)
 
     def add_edge(self, parent: Node, tactic: str, state: ProofState, logprob: float) -> Node:
         """Record ``parent --tactic--> state`` with the tactic's log-probability."""
