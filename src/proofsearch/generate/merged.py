@@ -11,6 +11,7 @@ project are built this way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,7 @@ class MergedGenerator(TacticGenerator):
         offsets: Sequence[float] = (),
         names: Sequence[str] = (),
         calibration: Calibration | None = None,
+        reserve: Sequence[float] = (),
     ) -> None:
         if not parts:
             raise ValueError("a merged generator needs at least one part")
@@ -39,17 +41,36 @@ class MergedGenerator(TacticGenerator):
         if len(self.names) != len(self.parts):
             raise ValueError("give one name per part")
         self.calibration = calibration
+        self.reserve = list(reserve) or [0.0] * len(self.parts)
+        if len(self.reserve) != len(self.parts):
+            raise ValueError("give one reserve per part")
+        if any(not 0.0 <= r <= 1.0 for r in self.reserve) or sum(self.reserve) > 1.0:
+            raise ValueError("reserves are fractions of the tactics asked, 1 at most in all")
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        """The ``n`` best by merged score, except that a part with a reserve keeps its own
+        best ``reserve × n`` whatever the others score (scores are unchanged: they still
+        order the search)."""
         merged: list[Suggestion] = []
-        for part, offset, name in zip(self.parts, self.offsets, self.names, strict=True):
+        reserved: set[str] = set()
+        for part, offset, name, reserve in zip(
+            self.parts, self.offsets, self.names, self.reserve, strict=True
+        ):
+            own = []
             for s in part.generate(goals, theorem, n):
                 if self.calibration is not None:
                     score = self.calibration.score(name, s.logprob)
                 else:
                     score = min(0.0, s.logprob + offset)
-                merged.append(Suggestion(s.tactic, score))
-        return best_unique(merged, n)
+                own.append(Suggestion(s.tactic, score))
+            merged += own
+            reserved.update(s.tactic for s in best_unique(own, math.ceil(reserve * n)))
+        if not reserved:
+            return best_unique(merged, n)
+        ranked = best_unique(merged, len(merged))  # each tactic once, at its best score
+        kept = [s for s in ranked if s.tactic in reserved][:n]
+        rest = [s for s in ranked if s.tactic not in reserved][: n - len(kept)]
+        return best_unique(kept + rest, n)
 
     def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         for part in self.parts:
@@ -66,6 +87,7 @@ def calibrated_merge(
     index: str | Path | Sequence[str | Path],
     calibrate: bool = True,
     signature: str = "",
+    reserve: Sequence[float] = (),
 ) -> MergedGenerator:
     """``parts`` merged on the scale calibrated on the trace(s) ``index`` (see
     :mod:`.calibration`); by raw score when ``calibrate`` is false or the traces are too
@@ -76,4 +98,4 @@ def calibrated_merge(
     if calibrate:
         traces = [index] if isinstance(index, str | Path) else list(index)
         calibration = load_or_calibrate(traces, dict(zip(names, parts, strict=True)), signature)
-    return MergedGenerator(parts, names=names, calibration=calibration)
+    return MergedGenerator(parts, names=names, calibration=calibration, reserve=reserve)

@@ -130,6 +130,12 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
         from proofsearch.generate.schedule import parse_schedule
 
         parse_schedule(str(options["schedule"]), SCHEDULE_STAGES)
+    if name == "knn-portfolio" and "knn_share" in options:
+        share = options["knn_share"]
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise ValueError(
+                f"--gen-option knn_share={share}: not a fraction; give a number from 0 to 1"
+            )
 
 
 def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
@@ -176,6 +182,9 @@ def _knn(
 #: (``--gen-option schedule=...`` overrides; one stage name: no schedule). Measured in
 #: docs/generators.md ("Schedule").
 DEFAULT_SCHEDULE = "knn-portfolio"
+#: The fraction of each expansion's tactics ``knn-portfolio`` keeps for knn's own best
+#: (``--gen-option knn_share=...``). Measured in docs/generators.md ("knn's share").
+DEFAULT_KNN_SHARE = 0.0
 #: Stages a ``knn-portfolio`` schedule may name.
 SCHEDULE_STAGES = ("knn-portfolio", "knn", "portfolio")
 
@@ -188,13 +197,16 @@ def _knn_portfolio(
     tactics_file: str | None = None,
     calibrate: bool = False,
     schedule: str = DEFAULT_SCHEDULE,
+    knn_share: float = DEFAULT_KNN_SHARE,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
 
     With a ``schedule`` of several stages (``"knn-portfolio:3,knn:1"``), the theorem's
     budget is shared among searches by those generators, one after another; all stages
-    share one index and one memory of learned proofs."""
+    share one index and one memory of learned proofs. ``knn_share``: the fraction of each
+    expansion's tactics kept for knn's own best suggestions, whatever the premise
+    templates and the portfolio score (the rest go by score)."""
     from proofsearch.generate.merged import calibrated_merge
     from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
 
@@ -213,9 +225,10 @@ def _knn_portfolio(
             elif name == "knn":
                 built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
             else:
+                reserve = [knn_share] + [0.0] * len(knn_parts)
                 built[name] = calibrated_merge(
                     [*knn_parts, portfolio], [*knn_names, "portfolio"], index, calibrate,
-                    signature,
+                    signature, reserve,
                 )  # fmt: skip
         return built[name]
 
