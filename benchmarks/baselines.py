@@ -652,6 +652,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tactic-timeout", type=float, default=5.0)
     parser.add_argument("--gsmode", type=int, default=None, help="Set Hammer GSMode N")
     parser.add_argument("--resume", action="store_true", help="skip theorems already done")
+    parser.add_argument(
+        "--coq-arg", action="append", default=[], metavar="ARG",
+        help="argument for Coq (the loadpath a library's headers need, as the search's "
+        "--coq-arg): --coq-arg=-R --coq-arg=DIR --coq-arg=Flocq",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
 
@@ -666,7 +671,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --slice: {exc}", file=sys.stderr)
         return 2
     theorems = [theorem_file.theorems[i] for i in indexes]
-    config = BaselineConfig(budget=args.budget, tactic_timeout=args.tactic_timeout)
+    config = BaselineConfig(
+        budget=args.budget,
+        tactic_timeout=args.tactic_timeout,
+        coq=CoqConfig(args=tuple(args.coq_arg)),
+    )
     if args.gsmode is not None:
         config = replace(config, hammer_gsmode=args.gsmode)
     names = BASELINES if args.baseline == "all" else (args.baseline,)

@@ -68,6 +68,32 @@ def test_one_shot(tmp_path: Path, no_new_coq_processes: None) -> None:
     assert records["false"]["status"] == "failed" and records["false"]["proof"] is None
 
 
+@requires_coq
+def test_coq_args_reach_the_baseline(tmp_path: Path, no_new_coq_processes: None) -> None:
+    """A library's headers need its loadpath (``--coq-arg``, as the search's): without it
+    the header cannot load; with it the lemma is proved and re-checked."""
+    import subprocess
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "Two.v").write_text("Definition two := 2.\n")
+    subprocess.run(["coqc", "-R", str(lib), "Short", str(lib / "Two.v")], check=True)
+    theorems = tmp_path / "t.jsonl"
+    entry = {
+        "name": "uses",
+        "statement": "Lemma uses : two = 2.",
+        "header": "Require Import Two.\n",
+    }
+    theorems.write_text(json.dumps(entry) + "\n")
+    argv = ["one-shot", str(theorems), "--budget", "10", "--quiet"]
+    assert baselines.main([*argv, "--out-dir", str(tmp_path / "bare")]) == 0
+    assert read(tmp_path / "bare" / "one-shot.jsonl")["uses"]["status"] == "error"
+    loadpath = ["--coq-arg=-R", f"--coq-arg={lib}", "--coq-arg=Short"]
+    assert baselines.main([*argv, *loadpath, "--out-dir", str(tmp_path / "lib-out")]) == 0
+    record = read(tmp_path / "lib-out" / "one-shot.jsonl")["uses"]
+    assert record["status"] == "proved" and record["checked"], record
+
+
 @requires_hammer
 def test_sauto_and_hammer(tmp_path: Path, no_new_coq_processes: None) -> None:
     """``sauto`` proves ``swap``; ``hammer`` reconstructs a proof that re-checks.
