@@ -30,7 +30,20 @@ def test_allowed_axioms() -> None:
     verdict = check_proof(
         header, statement, ["intros", "apply classic"], allowed_axioms=["classic"]
     )
-    assert verdict.ok and verdict.axioms == ("classic",)
+    assert verdict.ok and verdict.axioms == ("Classical_Prop.classic",)
+
+
+def test_axioms_compare_as_the_extractor_records_them() -> None:
+    """The extractor records ``allowed_axioms`` where nothing is imported
+    (``Eqdep.Eq_rect_eq.eq_rect_eq``); the proof's header imports ``Eqdep``, where the
+    same axiom prints as ``Eq_rect_eq.eq_rect_eq``. A proof through it is the reference
+    proof's own route and must pass (it was refused: 4 of 45 stdlib tuning lemmas)."""
+    header = "Require Import Coq.Logic.Eqdep.\nImport EqdepTheory."
+    statement = "Lemma u : forall (U : Type) (x : U) (p : x = x), p = eq_refl x."
+    allowed = ["Eqdep.Eq_rect_eq.eq_rect_eq"]
+    verdict = check_proof(header, statement, ["apply UIP_refl"], allowed_axioms=allowed)
+    assert verdict.ok and verdict.axioms == ("Eqdep.Eq_rect_eq.eq_rect_eq",), verdict
+    assert not check_proof(header, statement, ["apply UIP_refl"]).ok
 
 
 def test_wrong_proof_is_rejected_with_coqs_message() -> None:

@@ -1,15 +1,18 @@
 """Re-checking a finished Coq proof from scratch with ``coqc``.
 
-One compilation in a fresh temporary folder: header + statement + proof + ``Qed.``,
-then a marker and ``Print Assumptions`` on the theorem. Only what ``coqc`` prints after
-the marker is read: the marker is a random identifier made at check time, so no tactic
-can print it, and a tactic such as ``idtac "Closed under the global context"`` (which
-prints that very sentence while the proof runs) fools nobody.
+Two compilations in a fresh temporary folder. The first is header + statement + proof +
+``Qed.`` (+ the footer that closes open Sections and Modules); it must succeed. The
+second is a file that only ``Require``s the first and prints ``Print Assumptions`` of
+the theorem's qualified name; only its output is read. It runs no tactic, so nothing a
+proof prints (``idtac "Closed under the global context"``) can reach it, and nothing
+the header set (an open scope, a notation, an open section) can change it.
 
-What the checker adds after the proof must mean the same under any header: the marker
-is printed by ``Locate`` of an identifier that does not exist ("No object of basename
-MARKER"), which defines nothing and reads no term, so no scope (``Open Scope
-positive_scope``), notation, implicit-argument setting or open section can change it.
+Axiom names print as they do where nothing is imported (``Classical_Prop.classic``,
+``PrimInt63.ltb``), which is how the benchmark extractors record a lemma's
+``allowed_axioms``: printed in the proof's own file they would be shorter (``classic``,
+``ltb``) whenever the header imported their modules, and a legitimate proof would be
+refused for an axiom its reference proof uses too. A bare allowed name (``classic``)
+still allows that axiom under any qualification.
 
 Before compiling, the file is split into sentences: the proof must be exactly one
 sentence per tactic between ``Proof.`` and ``Qed.``, so a proof that ends the theorem
@@ -20,7 +23,6 @@ let through.
 from __future__ import annotations
 
 import re
-import secrets
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -37,6 +39,8 @@ _NAMED = re.compile(
 )
 _GOAL = re.compile(r"^\s*Goal\b")
 MODULE = "ProofsearchCheck"
+#: The second file, which only prints the first's assumptions.
+ASSUMPTIONS_MODULE = "ProofsearchAssumptions"
 
 
 def statement_name(statement: str) -> str | None:
@@ -151,12 +155,11 @@ def check_proof(
     if problem:
         return CheckResult(False, problem)
     allowed = set(allowed_axioms)
-    marker = f"proofsearch_marker_{secrets.token_hex(8)}"
-    source = (
-        proof_script(header, statement, proof)
-        + (footer.strip() + "\n" if footer.strip() else "")
-        + "Set Printing Width 100000.\n"
-        + f"Locate {marker}.\nPrint Assumptions {name}.\n"
+    source = proof_script(header, statement, proof) + (
+        footer.strip() + "\n" if footer.strip() else ""
+    )
+    printing = (
+        f"Require {MODULE}.\nSet Printing Width 100000.\nPrint Assumptions {MODULE}.{name}.\n"
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
         try:
@@ -164,6 +167,11 @@ def check_proof(
                 source, Path(tmp), MODULE,
                 coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
             )  # fmt: skip
+            if compiled.returncode == 0:
+                printed = run_coqc(
+                    printing, Path(tmp), ASSUMPTIONS_MODULE,
+                    coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+                )  # fmt: skip
         except subprocess.TimeoutExpired:
             # A time bound, not a bug of either side: the search's Qed ran under the
             # theorem's budget, the re-check under --check-timeout, header included.
@@ -175,12 +183,12 @@ def check_proof(
         if compiled.returncode != 0:
             message = f"coqc rejected the proof: {compiled.stderr.strip()}"
             return CheckResult(False, message, disagreement=True)
-        _, seen, after = compiled.stdout.rpartition(f"No object of basename {marker}")
-        if not seen:
-            message = "coqc printed no Print Assumptions output"
+        if printed.returncode != 0:
+            message = f"coqc could not print the assumptions: {printed.stderr.strip()[-2000:]}"
             return CheckResult(False, message, disagreement=True)
-        after = after.split("\n", 1)[1] if "\n" in after else ""
-        clean, axioms, other = parse_assumptions(after)
+        clean, printed_axioms, other = parse_assumptions(printed.stdout)
+        # Axioms the header declares print under the check's own module.
+        axioms = tuple(a.removeprefix(f"{MODULE}.") for a in printed_axioms)
         if not clean:
             return CheckResult(False, other or "not closed", axioms)
         extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]
