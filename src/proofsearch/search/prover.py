@@ -238,8 +238,7 @@ class BestFirstSearchProver:
                 break
             node.expanded = True
             expansions += 1
-            width = tree.next_width(node, config.num_sampled_tactics, config.widest)
-            node.width = width
+            width = node.width = node.next_width(config.num_sampled_tactics, config.widest)
             try:
                 with clock.actor.running():
                     suggestions = generator.generate(node.state.text, theorem, width)

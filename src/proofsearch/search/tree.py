@@ -31,6 +31,11 @@ class Node:
     #: Tactics already applied here (a widened expansion applies only new ones).
     tried: set[str] = field(default_factory=set)
 
+    def next_width(self, first: int, limit: int) -> int:
+        """Tactics to ask at the next expansion: ``first``, then twice the last, at most
+        ``limit`` (see :meth:`SearchTree.reopen`)."""
+        return first if self.width == 0 else min(limit, 2 * self.width)
+
     def shortest_path(self) -> list[str]:
         """Tactics from the root along the shortest known path."""
         path: list[str] = []
@@ -81,7 +86,7 @@ class SearchTree:
 
     def reopen(self, limit: int) -> int:
         """Queue again every expanded node asked fewer than ``limit`` tactics, so that its
-        next expansion asks twice as many (see :meth:`next_width`); the count queued.
+        next expansion asks twice as many (see :meth:`Node.next_width`); the count queued.
 
         Called when the queue is empty: the tree is exhausted with time left, which
         happens when every suggestion failed or led to states already seen. A generator's
@@ -93,11 +98,6 @@ class SearchTree:
                 self._push(node)
                 reopened += 1
         return reopened
-
-    @staticmethod
-    def next_width(node: Node, first: int, limit: int) -> int:
-        """Tactics to ask at ``node``'s next expansion: ``first``, then twice the last."""
-        return first if node.width == 0 else min(limit, 2 * node.width)
 
     def add_edge(self, parent: Node, tactic: str, state: ProofState, logprob: float) -> Node:
         """Record ``parent --tactic--> state`` with the tactic's log-probability."""
