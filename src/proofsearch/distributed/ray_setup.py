@@ -104,13 +104,14 @@ def ray_session(options: RayOptions) -> Iterator[bool]:
     where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
     with ExitStack() as stack:
         stack.callback(_restore_auth_mode, os.environ.get(AUTH_MODE_VAR))
-        if not address:
-            stack.enter_context(closing(Watchdog()))
+        watchdog = None if address else stack.enter_context(closing(Watchdog()))
         try:
             with _stderr_to_log(not options.verbose):
                 if address:
                     stack.enter_context(follow_cluster_auth(address))
                 _init(address, options, common)
+            if watchdog is not None:
+                watchdog.name_session(_session_name())
         except ClusterAuthError as exc:
             raise RaySetupError(f"cannot join {where}: {exc}") from exc
         except (ConnectionError, RuntimeError, ValueError, OSError) as exc:
@@ -154,6 +155,13 @@ def _stderr_to_log(enabled: bool) -> Iterator[None]:
             sink.seek(0)
             for line in sink.read().decode("utf-8", "replace").splitlines():
                 log.debug("ray start-up: %s", line)
+
+
+def _session_name() -> str:
+    """The name of the Ray session this process started (in its processes' command lines)."""
+    import ray
+
+    return str(ray.get_runtime_context().get_session_name())
 
 
 def _init(address: str | None, options: RayOptions, common: dict[str, Any]) -> None:
