@@ -2,7 +2,8 @@
 
 A test suite starts one local Ray after another from the same process: a watchdog that
 is slow to notice its pipe closing must not take the next session's processes (the
-session-wide Ray of this suite was once killed mid-test, 18 s after it started).
+session-wide Ray of this suite was once killed mid-test, 18 s after it started, by
+something never found: this is one way it could have happened).
 """
 
 from __future__ import annotations
