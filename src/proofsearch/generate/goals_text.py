@@ -13,6 +13,9 @@ _HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$
 _COQ_BINDER = re.compile(r"forall\s+(.+?)\s*,", re.S)
 _LEAN_BINDER = re.compile(r"∀\s+(.+?)\s*,", re.S)
 _BINDER_GROUP = re.compile(r"\(([^():]+):([^()]+)\)|^([^():]+):(.+)$")
+#: A type that is a sort: such a variable is a type (``A : Type``), never a case split's
+#: or an induction's target.
+_SORT = re.compile(r"^(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?$")
 _PROPOSITION = re.compile(r"=|<|>|≤|≥|≠|->|→|/\\|\\/|∧|∨|¬|~|<->|↔|\bTrue\b|\bFalse\b|\bProp\b")
 
 
@@ -32,6 +35,8 @@ def _add(names: list[str], name: str) -> None:
 
 def _classify(result: GoalNames, names: list[str], type_text: str) -> None:
     for name in names:
+        if _SORT.match(type_text.strip()):
+            continue
         if _PROPOSITION.search(type_text):
             _add(result.hypotheses, name)
             if "=" in type_text and not re.search(r"<=|>=|<>", type_text):
@@ -77,5 +82,19 @@ def goal_names(goals: str) -> GoalNames:
             _classify(result, names, match.group(2))
     if not in_conclusion:
         conclusion_lines = lines
-    _binders(" ".join(conclusion_lines), result)
+    context = list(result.variables)
+    conclusion = " ".join(conclusion_lines)
+    _binders(conclusion, result)
+    result.variables = _by_relevance(context, result.variables[len(context) :], conclusion)
     return result
+
+
+def _by_relevance(context: list[str], binders: list[str], conclusion: str) -> list[str]:
+    """The variables a template should try first: those of the context that the
+    conclusion mentions, the latest first (a section's parameters come first in the
+    context and are rarely what to split on), then the conclusion's own binders in
+    order, then the rest of the context, the latest first."""
+    words = set(re.findall(r"[A-Za-z_][\w']*", conclusion))
+    mentioned = [name for name in reversed(context) if name in words]
+    rest = [name for name in reversed(context) if name not in words]
+    return [*mentioned, *binders, *rest]

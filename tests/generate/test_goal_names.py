@@ -1,0 +1,47 @@
+"""Which variables a template such as ``elim: {var}`` names first.
+
+A library lemma's context starts with its section's parameters (types, operations,
+their laws); the portfolio instantiates a template with at most four names, so taking
+them in context order spent the four on ``R``, ``idx``, ``Kid`` and ``fM`` and never
+reached the list ``r`` that math-comp's ``big_endo`` is proved by induction on.
+"""
+
+from __future__ import annotations
+
+from proofsearch.generate.base import Suggestion
+from proofsearch.generate.goals_text import goal_names
+from proofsearch.generate.portfolio import PortfolioGenerator
+from proofsearch.theorem import Theorem
+
+BIG_ENDO = """R : Type
+K : R -> Type
+f : R -> R
+idx : R
+op, op' : R -> R -> R
+Kid : K idx
+fM : {morph f : x y / op x y}
+I : Type
+r : seq I
+P : pred I
+F : I -> R
+H : P = P
+============================
+f (\\big[op/idx]_(i <- r | P i) F i) = \\big[op/idx]_(i <- r | P i) f (F i)"""
+
+
+def test_variables_of_the_conclusion_come_first_the_latest_first() -> None:
+    names = goal_names(BIG_ENDO)
+    assert names.variables == ["P", "r", "idx", "fM", "Kid"]
+    assert "R" not in names.variables and "I" not in names.variables  # sorts: types
+    assert names.equations == ["H"]
+
+
+def test_binders_follow_the_context_variables_the_conclusion_mentions() -> None:
+    goal = "l : list nat\nk : nat\n============================\nforall n m : nat, n + m = length l"
+    assert goal_names(goal).variables == ["l", "n", "m", "k"]
+
+
+def test_a_template_reaches_the_variable_to_split_on() -> None:
+    portfolio = PortfolioGenerator([Suggestion("elim: {var}", -0.1)], ssreflect=[])
+    tactics = [s.tactic for s in portfolio.generate(BIG_ENDO, Theorem("t", "", ""), 10)]
+    assert "elim: r" in tactics and "elim: R" not in tactics
