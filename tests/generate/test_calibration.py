@@ -72,8 +72,9 @@ def test_the_knn_generators_calibrate_on_request(
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     trace = str(write_big_trace(tmp_path / "trace"))
-    plain = make_generator("knn-portfolio", {"index": trace})
+    one_stage = {"index": trace, "schedule": "knn-portfolio"}
+    plain = make_generator("knn-portfolio", one_stage)
     assert isinstance(plain, MergedGenerator) and plain.calibration is None
-    calibrated = make_generator("knn-portfolio", {"index": trace, "calibrate": True})
+    calibrated = make_generator("knn-portfolio", {**one_stage, "calibrate": True})
     assert isinstance(calibrated, MergedGenerator) and calibrated.calibration is not None
     assert set(calibrated.calibration.parts) == {"knn", "premises", "portfolio"}
