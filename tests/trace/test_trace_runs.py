@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.trace import shards
 from proofsearch.trace.file_trace import FileTrace
 from proofsearch.trace.runner import Limits, plan
 from proofsearch.trace.schema import TraceDir
@@ -92,7 +93,9 @@ def test_a_file_over_its_time_limit_is_stopped_and_reported(tmp_path: Path) -> N
     assert [p.name for p in TraceDir(out).premises("Loop")] == ["Loop.fine"]
 
 
-def test_rerun_traces_nothing_and_a_change_retraces_that_file_only(tmp_path: Path) -> None:
+def test_rerun_traces_nothing_and_a_change_retraces_that_file_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = write_project(tmp_path / "project")
     out = tmp_path / "out"
     assert _trace(root, out, "--jobs", "2") == 0
@@ -118,6 +121,9 @@ def test_rerun_traces_nothing_and_a_change_retraces_that_file_only(tmp_path: Pat
     assert _trace(root, out) == 0
     assert _jobs(root, out) == []
     assert [p.name for p in TraceDir(out).premises("Lib.A")][-1] == "Lib.A.extra"
+    # A new tracer revision (it records more from the same sources): every file again.
+    monkeypatch.setattr(shards, "TRACER_REVISION", shards.TRACER_REVISION + 1)
+    assert _jobs(root, out) == [("Lib.A", True), ("Lib.B", True), ("Lib.C", True)]
 
 
 def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
@@ -236,6 +242,26 @@ def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
         ("Functors.N.l1", "Included", "forall x : M.t, x = x", 8),
     ]  # fmt: skip
     assert [s.lemma for s in trace.steps] == ["Functors.F.l1", "Functors.M.after"]
+
+
+def test_included_constants_whose_statement_breaks_the_line(tmp_path: Path) -> None:
+    """``Search`` prints a long statement on the lines after ``name:``; such an
+    included constant is a premise too (the stdlib's ``Z.mod_unique`` and a third of
+    ``Z``'s other included lemmas were lost that way)."""
+    long_statement = " -> ".join(f"x{i} = x{i}" for i in range(12)) + " -> True"
+    binders = " ".join(f"x{i}" for i in range(12))
+    source = tmp_path / "Long.v"
+    source.write_text(
+        "Module Type T. End T.\n"
+        f"Module F (X : T). Lemma long : forall {binders} : nat, {long_statement}.\n"
+        "Proof. intros; exact I. Qed. Lemma short : True. Proof. exact I. Qed. End F.\n"
+        "Module M. Include F. End M.\n"
+    )
+    trace = trace_source(source, "Long")
+    assert trace.error is None
+    included = {p.name: p.statement for p in trace.premises if p.kind == "Included"}
+    assert set(included) == {"Long.M.long", "Long.M.short"}
+    assert included["Long.M.long"] == f"forall {binders} : nat, {long_statement}"
 
 
 def test_names_coq_gives_and_class_fields(tmp_path: Path) -> None:

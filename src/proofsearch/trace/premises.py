@@ -31,6 +31,11 @@ _INDUCTIVE_WORDS = frozenset(
 _SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
 _QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
+#: One answer of ``Search``: ``name: statement``, or, when the statement is too long for
+#: the line, ``name:`` with the statement on the lines after it.
+_SEARCH_ENTRY = re.compile(
+    r"(?P<name>[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*):\s+(?P<statement>.+)", re.DOTALL
+)
 #: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
 _CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
 _GLOBAL = ("Constant", "Inductive", "Constructor")
@@ -149,11 +154,11 @@ class PremiseCollector:
 
         def found(text: str) -> None:
             for entry in text.split("\n\n"):
-                relative, sep, statement = entry.partition(": ")
-                if not sep or not _QUALID.fullmatch(relative):
+                match = _SEARCH_ENTRY.fullmatch(entry.strip())
+                if match is None:
                     continue
-                qualified = ".".join([self.module, *path, relative])
-                statement = _LINE_BREAK.sub(" ", statement.strip())
+                qualified = ".".join([self.module, *path, match["name"]])
+                statement = _LINE_BREAK.sub(" ", match["statement"].strip())
                 self.add(qualified, "Included", statement, sentence)
 
         self.ask(f"Search _ inside {name}.", found)

@@ -21,10 +21,18 @@ from proofsearch.trace.schema import FORMAT_VERSION, FileRecord, TraceDir
 _TMP = ".tmp-"
 
 
+#: Bumped when the tracer records more or different things from the same source, so
+#: that re-running ``trace`` on an existing folder traces every file again.
+#: 2: included constants whose statement Coq prints on the next line.
+TRACER_REVISION = 2
+
+
 def shard_key(source: bytes, args: Sequence[str], coq_version: str) -> str:
-    """sha256 of the source, the Coq arguments (loadpath) and the Coq version."""
+    """sha256 of the source, the Coq arguments (loadpath), the Coq version and the
+    tracer's revision."""
     digest = hashlib.sha256()
-    for part in (source, "\0".join(args).encode(), coq_version.encode()):
+    parts = (source, "\0".join(args).encode(), coq_version.encode(), str(TRACER_REVISION).encode())
+    for part in parts:
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part)
     return digest.hexdigest()
