@@ -244,6 +244,30 @@ def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
     assert [s.lemma for s in trace.steps] == ["Functors.F.l1", "Functors.M.after"]
 
 
+def test_premises_of_nested_sections(tmp_path: Path) -> None:
+    """An inner section's ``End`` keeps every premise (the outer section's included),
+    and each gets its type as seen outside all sections (``SetoidList`` kept 6 of its
+    premises when the inner ``End`` dropped the outer ones)."""
+    source = tmp_path / "Nested.v"
+    source.write_text(
+        "Section Outer.\nVariable A : Type.\n"
+        "Lemma before : forall x : A, x = x. Proof. reflexivity. Qed.\n"
+        "Section Inner.\nVariable B : Type.\n"
+        "Lemma inner : forall (x : A) (y : B), y = y. Proof. reflexivity. Qed.\n"
+        "Let local := 0.\n"
+        "End Inner.\n"
+        "Lemma after : forall x : A, x = x. Proof. reflexivity. Qed.\n"
+        "End Outer.\n"
+    )
+    trace = trace_source(source, "Nested")
+    assert trace.error is None
+    assert [(p.name, p.statement) for p in trace.premises] == [
+        ("Nested.before", "forall (A : Type) (x : A), x = x"),
+        ("Nested.inner", "forall A B : Type, A -> forall y : B, y = y"),
+        ("Nested.after", "forall (A : Type) (x : A), x = x"),
+    ]
+
+
 def test_included_constants_whose_statement_breaks_the_line(tmp_path: Path) -> None:
     """``Search`` prints a long statement on the lines after ``name:``; such an
     included constant is a premise too (the stdlib's ``Z.mod_unique`` and a third of

@@ -164,8 +164,15 @@ class PremiseCollector:
         self.ask(f"Search _ inside {name}.", found)
 
     def section_closed(self) -> None:
-        """After ``End Sec``: each premise of the section gets its type as seen outside;
-        one that no longer exists (a ``Let``) is dropped."""
+        """After ``End Sec`` of the outermost section: each premise of the section gets
+        its type as seen outside; one that no longer exists (a ``Let``) is dropped.
+
+        Not after an inner section's ``End``: while a section is open, Coq knows none of
+        its constants by their qualified name ("not a defined object"), so asking then
+        dropped every premise of the enclosing sections (the stdlib's ``SetoidList``
+        kept 6 of its premises)."""
+        if "section" in self.scopes.kinds:
+            return
         for index in self._in_section:
             premise = self.premises[index]
 
@@ -176,8 +183,7 @@ class PremiseCollector:
                     self.premises[index] = premise.model_copy(update={"statement": about.statement})
 
             self.about(premise.name, update)
-        if "section" not in self.scopes.kinds:
-            self._in_section = []
+        self._in_section = []
 
     def add(self, name: str, kind: str, statement: str, sentence: Sentence) -> None:
         if name in self._seen:

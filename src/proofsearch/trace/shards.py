@@ -23,7 +23,8 @@ _TMP = ".tmp-"
 
 #: Bumped when the tracer records more or different things from the same source, so
 #: that re-running ``trace`` on an existing folder traces every file again.
-#: 2: included constants whose statement Coq prints on the next line.
+#: 2: included constants whose statement Coq prints on the next line; the premises of a
+#: section that encloses another section.
 TRACER_REVISION = 2
 
 
