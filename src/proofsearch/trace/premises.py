@@ -33,9 +33,7 @@ _QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 #: One answer of ``Search``: ``name: statement``, or, when the statement is too long for
 #: the line, ``name:`` with the statement on the lines after it.
-_SEARCH_ENTRY = re.compile(
-    r"(?P<name>[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*):\s+(?P<statement>.+)", re.DOTALL
-)
+_SEARCH_ENTRY = re.compile(rf"(?P<name>{_QUALID.pattern}):\s+(?P<statement>.+)", re.DOTALL)
 #: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
 _CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
 _GLOBAL = ("Constant", "Inductive", "Constructor")
