@@ -21,26 +21,22 @@ import math
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.generate.retrieval.premises import PremiseRetriever, Use
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
-#: Template → its own score (a log-probability-like prior).
-TEMPLATES = {
-    "apply {P}": -0.3,
-    "rewrite {P}": -0.5,
-    "rewrite <- {P}": -0.8,
-    "eapply {P}": -1.0,
-    "apply {P} in {H}": -1.2,
+#: Template → its own score (a log-probability-like prior), by what the premise is
+#: retrieved for: the premises that may ``apply`` to the goal and those that may rewrite
+#: it are ranked apart (:meth:`PremiseRetriever.retrieve_for`).
+TEMPLATES: dict[Use, dict[str, float]] = {
+    "apply": {"apply {P}": -0.3, "eapply {P}": -1.0, "apply {P} in {H}": -1.2},
+    "rewrite": {"rewrite {P}": -0.5, "rewrite <- {P}": -0.8},
 }
 #: ssreflect forms, added when the header imports ssreflect (a view ``apply/P`` is
 #: how math-comp uses its ``reflect`` lemmas, ``andP``, ``eqP`` ...).
-SSREFLECT_TEMPLATES = {
-    "apply: {P}": -0.3,
-    "by rewrite {P}": -0.4,
-    "exact: {P}": -0.6,
-    "apply/{P}": -0.7,
-    "rewrite -{P}": -0.8,
+SSREFLECT_TEMPLATES: dict[Use, dict[str, float]] = {
+    "apply": {"apply: {P}": -0.3, "exact: {P}": -0.6, "apply/{P}": -0.7},
+    "rewrite": {"by rewrite {P}": -0.4, "rewrite -{P}": -0.8},
 }
 #: Automation given the top premises as hints (``{PS}``: their names, comma-separated).
 AUTOMATION_USING = {
@@ -67,26 +63,30 @@ class PremiseTemplateGenerator(TacticGenerator):
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         goal = parse_first_goal(goals)
-        found = self.retriever.retrieve(goal, theorem, self.premises, applicable_only=True)
-        if not found or n <= 0:
+        if n <= 0:
             return []
+        found = self.retriever.retrieve_for(
+            goal, theorem, self.premises, applicable_only=True, uses=("apply", "rewrite")
+        )
         hypotheses = [name for h in goal.hypotheses for name in h.names][-self.hypotheses :]
+        ssreflect = loads_ssreflect(theorem.header)
         out: list[Suggestion] = []
-        templates = TEMPLATES
-        if loads_ssreflect(theorem.header):
-            templates = {**TEMPLATES, **SSREFLECT_TEMPLATES}
-        for premise in found:
-            relative = math.log(max(premise.coverage, 1e-4))
-            for template, prior in templates.items():
-                if "{H}" in template:
-                    for hypothesis in hypotheses:
-                        tactic = template.replace("{P}", premise.name).replace("{H}", hypothesis)
+        for use, premises in found.items():
+            templates = dict(TEMPLATES[use])
+            if ssreflect:
+                templates.update(SSREFLECT_TEMPLATES[use])
+            for premise in premises:
+                relative = math.log(max(premise.coverage, 1e-4))
+                for template, prior in templates.items():
+                    named = template.replace("{P}", premise.name)
+                    for tactic in (
+                        [named.replace("{H}", h) for h in hypotheses] if "{H}" in named else [named]
+                    ):
                         out.append(Suggestion(tactic, prior + relative))
-                else:
-                    out.append(Suggestion(template.replace("{P}", premise.name), prior + relative))
-        if self.eauto_premises > 0:
-            names = ", ".join(p.name for p in found[: self.eauto_premises])
-            relative = math.log(max(found[0].coverage, 1e-4))
+        applicable = found["apply"]
+        if self.eauto_premises > 0 and applicable:
+            names = ", ".join(p.name for p in applicable[: self.eauto_premises])
+            relative = math.log(max(applicable[0].coverage, 1e-4))
             for template, prior in AUTOMATION_USING.items():
                 out.append(Suggestion(template.replace("{PS}", names), prior + relative))
         return best_unique(out, n)
