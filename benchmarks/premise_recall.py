@@ -35,7 +35,7 @@ from proofsearch.trace.schema import ProofStep
 #: A step that uses one named premise first: ``apply L``, ``now rewrite <- L``, ``exact: L``.
 _USES = re.compile(
     r"^(?:now |by )?(?:e?apply|exact|e?rewrite(?:\s*<-|\s*-|\s*!)?|apply:|exact:|apply/)\s*"
-    r"\(?@?([A-Za-z_][\w'.]*)"
+    r"\(?@?([A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*)"
 )
 DEPTHS = (1, 4, 8, 16, 64)
 

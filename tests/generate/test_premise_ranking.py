@@ -96,3 +96,64 @@ def test_open_modules_follow_module_and_section_sentences() -> None:
     assert open_modules(Theorem("x", "L", header=header)) == ("A", "D")
     assert own_file_name("Lib.Own.A.D.foo", "Lib.Own", ("A",)) == "D.foo"
     assert own_file_name("Lib.Own.foo", "Lib.Own", ("A", "D")) == "foo"
+
+
+ORDER = {
+    # Many of the goal's symbols, but its conclusion is an equation: it cannot apply.
+    "le_plus_eq": "forall n m : nat, n <= m -> n + (m - n) = m",
+    "le_trans": "forall n m p : nat, n <= m -> m <= p -> n <= p",
+    "succ_le_succ": "forall n m : nat, n <= m -> S n <= S m",
+    "lt_le_incl": "forall n m : nat, n < m -> n <= m",
+    "sub_add": "forall n m : nat, n <= m -> m - n + n = m",
+    "mul_1_r": "forall n : nat, n * 1 = n",
+}
+
+
+def _order_trace(root: Path) -> Path:
+    records = [premise("Lib.Order", k, v, 10 + i) for i, (k, v) in enumerate(ORDER.items())]
+    return write_records(root, {"Lib.Order": []}, {}, {"Lib.Order": records})
+
+
+def test_premises_for_apply_have_a_conclusion_that_may_unify_with_the_goal(
+    tmp_path: Path,
+) -> None:
+    """``n <= m + (p - n)`` shares most symbols with ``le_plus_eq`` and ``sub_add``, but
+    only a conclusion ``$ <= $`` can be applied: ``le_trans`` and ``lt_le_incl`` come first
+    for ``apply``; ``succ_le_succ`` (``S $ <= S $``) does not fit the goal's left side."""
+    retriever = PremiseRetriever(build_corpus(_order_trace(tmp_path / "trace")))
+    state = parse_first_goal(goal("n <= m + (p - n)", ("n, m, p", "nat")).render())
+    theorem = Theorem("t", "Lemma t : True.")
+    found = retriever.retrieve_for(state, theorem, 6, uses=("any", "apply", "rewrite"))
+    applying = [p.name.rsplit(".", 1)[-1] for p in found["apply"]]
+    assert set(applying[:2]) == {"le_trans", "lt_le_incl"}
+    assert applying.index("succ_le_succ") >= 2
+    matching = [p.name.rsplit(".", 1)[-1] for p in found["any"]]
+    assert set(matching[:2]) != {"le_trans", "lt_le_incl"}  # match alone ranks them lower
+    # For rewriting, equations whose side's symbols all occur in the goal come first.
+    rewriting = [p.name.rsplit(".", 1)[-1] for p in found["rewrite"]]
+    assert set(rewriting[:2]) == {"le_plus_eq", "sub_add"}  # ``+`` and ``-`` occur
+    assert "mul_1_r" not in rewriting[:2]  # nothing of ``n * 1`` occurs
+    assert retriever.retrieve(state, theorem, 6, use="apply") == found["apply"]
+
+
+def test_skeletons() -> None:
+    from proofsearch.generate.knn.goals import tokens
+    from proofsearch.generate.retrieval.skeleton import fits, rewrites, sides, skeleton
+
+    def of(text: str, hidden: str = "n m p x") -> tuple[str | None, ...] | None:
+        return skeleton(tokens(text), set(hidden.split()))
+
+    assert of("S n <= m") == ("<=", "S", "$")
+    assert of("(n + 0 = n)") == ("=", "+", "$")
+    assert of("x > 0") == ("<", "0", "$")  # ``>`` read as the ``<`` it stands for
+    assert of("Permutation n m") == ("Permutation",)
+    assert of("p n m") is None  # a local head fits every goal: no skeleton
+    assert fits(of("n <= m"), of("S n <= m"))
+    assert not fits(of("S n <= S m"), of("S n <= m"))
+    assert not fits(of("n < m"), of("n <= m"))
+    assert fits(of("0 < x"), of("p > 0"))
+    equation = sides(tokens("n + 0 = n"), {"n"})
+    assert equation == (frozenset({"+", "0"}), frozenset())
+    assert rewrites(equation, {"a", "+", "0", "="})
+    assert not rewrites(equation, {"a", "+", "="})  # no ``0``: nothing to rewrite
+    assert sides(tokens("n <= m"), {"n", "m"}) == ()

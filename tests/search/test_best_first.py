@@ -140,6 +140,34 @@ def test_rejected_proof_is_never_reported() -> None:
     assert result.extra["rejected_proof"] == ["cheat"]
 
 
+def test_search_goes_on_after_a_proof_the_recheck_refuses() -> None:
+    """A proof resting on an axiom the theorem may not use is refused; another route
+    without it, found later, is reported. A disagreement (a prover's bug) still stops."""
+    from proofsearch.env.base import CheckResult
+
+    class AxiomChecking(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            self.checked.append(list(proof))
+            if "axiom" in proof:
+                return CheckResult(False, "uses axioms not allowed: classic")
+            return CheckResult(True)
+
+    edges = {"root": {"axiom": QED, "a": "A"}, "A": {"b": QED}}
+    table = {"root": [("axiom", -0.1), ("a", -0.5)], "A": [("b", -0.1)]}
+    prover = AxiomChecking(edges)
+    result = BestFirstSearchProver(prover, TableGenerator(table)).search(THEOREM)
+    assert result.status is Status.PROVED and result.proof == ["a", "b"] and result.checked
+    assert prover.checked == [["axiom"], ["a", "b"]]
+
+    # Nothing else to find: the refusal is what is reported.
+    prover = AxiomChecking({"root": {"axiom": QED}})
+    result = BestFirstSearchProver(prover, TableGenerator({"root": [("axiom", 0.0)]})).search(
+        THEOREM
+    )
+    assert result.status is Status.ERROR and "axioms not allowed" in (result.error or "")
+    assert result.extra["rejected_proof"] == ["axiom"]
+
+
 def test_generator_failure_is_that_theorems_error() -> None:
     class Broken(TacticGenerator):
         def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:

@@ -49,6 +49,33 @@ def test_a_later_stage_proves_what_the_first_cannot() -> None:
     assert result.num_searched_nodes == 4 and result.num_total_nodes == 4  # type: ignore[attr-defined]
 
 
+def test_a_later_stage_proves_what_the_re_check_refused_in_an_earlier_one() -> None:
+    """Stage "a" finds a proof through an axiom the theorem may not use (refused); stage
+    "b" proves it without; alone, stage "a"'s refusal is what is reported."""
+    from proofsearch.env.base import CheckResult
+
+    class AxiomChecking(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            if "axiom" in proof:
+                return CheckResult(False, "uses axioms not allowed: classic")
+            return CheckResult(True)
+
+    edges = {**EDGES, "root": {**EDGES["root"], "axiom": QED}}
+    refused_only = {"root": [("axiom", -0.1)]}
+    scheduled = ScheduledGenerator(
+        [Stage("a", 1, TableGenerator(refused_only)), Stage("b", 1, TableGenerator(WINNING))]
+    )
+    result = BestFirstSearchProver(AxiomChecking(edges), scheduled).search(THEOREM)
+    assert result.status is Status.PROVED and result.proof == ["win", "qed"]
+    assert [s["status"] for s in result.extra["stages"]] == ["error", "proved"]
+    both_refused = ScheduledGenerator(
+        [Stage("a", 1, TableGenerator(refused_only)), Stage("b", 1, TableGenerator(refused_only))]
+    )
+    result = BestFirstSearchProver(AxiomChecking(edges), both_refused).search(THEOREM)
+    assert result.status is Status.ERROR and result.extra["rejected_proof"] == ["axiom"]
+    assert result.extra["stage"] == "a"
+
+
 def test_the_same_generator_alone_fails_and_failing_stages_fail() -> None:
     assert run(TableGenerator(DEAD_END)).status is Status.FAILED  # type: ignore[attr-defined]
     both_dead = ScheduledGenerator(

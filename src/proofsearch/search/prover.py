@@ -46,6 +46,9 @@ from proofsearch.theorem import Theorem
 
 _T = TypeVar("_T")
 
+#: How many found proofs the re-check may refuse before a search gives up on the theorem.
+MAX_REJECTIONS = 3
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -171,6 +174,8 @@ class BestFirstSearchProver:
         unfinished: object = None
         all_failed = True
         result: SearchResult | None = None
+        #: A stage's found proof that the re-check refused, reported if no stage does better.
+        refused: SearchResult | None = None
         for index, (name, share) in enumerate(plan):
             now = time.perf_counter()
             shares_left = sum(s for _, s in plan[index:])
@@ -186,12 +191,20 @@ class BestFirstSearchProver:
             )  # fmt: skip
             unfinished = unfinished or result.extra.get(UNFINISHED_PROOF)
             all_failed = all_failed and result.status is Status.FAILED
+            if result.status is Status.ERROR and _refused(result) and index < len(plan) - 1:
+                refused = refused or result  # a later stage may find a proof without it
+                refused.extra["stage"] = name
+                all_failed = False
+                continue
             if result.status in (Status.PROVED, Status.ERROR):
                 result.extra["stage"] = name
                 break
             if self.config.max_expansions is not None and expansions >= self.config.max_expansions:
                 break
         assert result is not None
+        if refused is not None and result.status is not Status.PROVED:
+            refused.num_total_nodes, refused.num_searched_nodes = nodes, expansions
+            result = refused
         if result.status not in (Status.PROVED, Status.ERROR):
             result.status = Status.FAILED if all_failed else Status.OPEN
             if unfinished:
@@ -221,6 +234,9 @@ class BestFirstSearchProver:
         #: Times the exhausted tree was reopened for wider expansions.
         widenings = 0
         status = Status.OPEN
+        result: SearchResult | None = None
+        #: Found proofs the re-check refused (the first is reported if nothing else is found).
+        rejections: list[SearchResult] = []
         while True:
             if (
                 config.max_expansions is not None
@@ -269,14 +285,19 @@ class BestFirstSearchProver:
                 elif isinstance(outcome, TacticTimeout) and outcome.closing:
                     unfinished.append(outcome.message)
             if found:
-                status = Status.PROVED
-                break
-        if status is not Status.PROVED:
+                result = self._report_proof(theorem, found, clock, tree, expansions)
+                if not self._search_on(result, rejections, deadline):
+                    break
+                # The re-check refused it (an axiom the theorem may not use): keep looking.
+                rejections.append(result)
+                found.clear()
+                result = None
+        if result is None and rejections:
+            result = rejections[0]
+        elif result is None:
             result = self._finish(theorem, status, clock, tree, expansions)
             if unfinished:
                 result.extra[UNFINISHED_PROOF] = unfinished[0]
-        else:
-            result = self._report_proof(theorem, found, clock, tree, expansions)
         if widenings:
             result.extra["widenings"] = widenings
         if result.status is Status.PROVED and result.proof is not None:
@@ -284,6 +305,16 @@ class BestFirstSearchProver:
             if learned is not None:
                 self.generator.learn(theorem, learned)
         return result
+
+    @staticmethod
+    def _search_on(result: SearchResult, rejections: list[SearchResult], deadline: float) -> bool:
+        """Does the search go on after finding a proof? Only when the re-check refused it
+        for the theorem's sake (an axiom its reference proof does not use), not as a
+        disagreement between the two provers, with time left, at most
+        :data:`MAX_REJECTIONS` times: another proof may do without that axiom."""
+        return (
+            _refused(result) and len(rejections) < MAX_REJECTIONS and time.perf_counter() < deadline
+        )
 
     def _report_proof(
         self,
@@ -342,3 +373,13 @@ class BestFirstSearchProver:
             num_searched_nodes=expansions,
             num_tactic_applications=clock.applications,
         )
+
+
+def _refused(result: SearchResult) -> bool:
+    """Was the result a found proof that the re-check refused for the theorem's sake (an
+    axiom it may not use, a cheat), not for a disagreement between the two provers?"""
+    return (
+        result.status is Status.ERROR
+        and "rejected_proof" in result.extra
+        and not result.extra.get(CHECK_DISAGREEMENT)
+    )

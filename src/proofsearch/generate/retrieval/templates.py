@@ -38,6 +38,10 @@ SSREFLECT_TEMPLATES: dict[Use, dict[str, float]] = {
     "apply": {"apply: {P}": -0.3, "exact: {P}": -0.6, "apply/{P}": -0.7},
     "rewrite": {"by rewrite {P}": -0.4, "rewrite -{P}": -0.8},
 }
+#: Coq forms that an ssreflect form does the same as, left out when ssreflect is loaded
+#: (``rewrite -P`` is ``rewrite <- P``, ``apply: P`` does what ``eapply P`` does), so
+#: the templates crowd out fewer of knn's suggestions in a merged list.
+SSREFLECT_REPLACES = frozenset({"rewrite <- {P}", "eapply {P}"})
 #: Automation given the top premises as hints (``{PS}``: their names, comma-separated).
 AUTOMATION_USING = {
     "eauto using {PS}": -0.6,
@@ -74,6 +78,7 @@ class PremiseTemplateGenerator(TacticGenerator):
         for use, premises in found.items():
             templates = dict(TEMPLATES[use])
             if ssreflect:
+                templates = {t: p for t, p in templates.items() if t not in SSREFLECT_REPLACES}
                 templates.update(SSREFLECT_TEMPLATES[use])
             for premise in premises:
                 relative = math.log(max(premise.coverage, 1e-4))
