@@ -114,6 +114,13 @@ def test_retrieval_sees_only_accessible_premises(trace: Path) -> None:
     assert any(t.startswith("eauto using ") for t in made)
     assert not any("other_secret" in t for t in made)
     assert not any("Lib.A.double" in t for t in made)  # a Definition is not applied
+    # With ssreflect loaded, its forms stand in for the Coq forms they do the same as.
+    in_b_ssr = Theorem(
+        "b", "Lemma b : True.", header="From Coq Require Import ssreflect.\n", extra=in_b.extra
+    )
+    made = tactics(templates, SECRET_GOAL, in_b_ssr)
+    assert "rewrite -secret" in made and "apply: secret" in made and "apply secret" in made
+    assert "rewrite <- secret" not in made and "eapply secret" not in made
 
 
 def test_scope_errors_name_the_field(trace: Path) -> None:

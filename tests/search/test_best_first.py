@@ -168,6 +168,39 @@ def test_search_goes_on_after_a_proof_the_recheck_refuses() -> None:
     assert result.extra["rejected_proof"] == ["axiom"]
 
 
+def test_a_search_stops_after_three_refusals_and_reports_the_first() -> None:
+    from proofsearch.env.base import CheckResult
+    from proofsearch.search.prover import MAX_REJECTIONS
+
+    class AxiomChecking(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            self.checked.append(list(proof))
+            if proof[-1].startswith("ax"):
+                return CheckResult(False, f"uses axioms not allowed: {proof[-1]}")
+            return CheckResult(True)
+
+    # Three branches close through a refused axiom, one at a time; the fourth, last by
+    # score, would close without one, but the search stops at the third refusal.
+    edges = {
+        "root": {f"go{i}": f"B{i}" for i in range(4)},
+        **{f"B{i}": {f"ax{i}": QED} for i in range(3)},
+        "B3": {"ok": QED},
+    }
+    table = {
+        "root": [(f"go{i}", -0.1 * (i + 1)) for i in range(4)],
+        **{f"B{i}": [(f"ax{i}", -0.1)] for i in range(3)},
+        "B3": [("ok", -0.1)],
+    }
+    prover = AxiomChecking(edges)
+    result = BestFirstSearchProver(prover, TableGenerator(table)).search(THEOREM)
+    assert MAX_REJECTIONS == 3
+    assert result.status is Status.ERROR and result.extra["rejected_proof"] == ["go0", "ax0"]
+    assert "ax0" in (result.error or "")
+    assert prover.checked == [["go0", "ax0"], ["go1", "ax1"], ["go2", "ax2"]]
+    # The counts are the whole search's, not those at the first refusal.
+    assert result.num_searched_nodes == 4 and result.num_total_nodes == 5
+
+
 def test_generator_failure_is_that_theorems_error() -> None:
     class Broken(TacticGenerator):
         def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:

@@ -74,6 +74,24 @@ def test_a_later_stage_proves_what_the_re_check_refused_in_an_earlier_one() -> N
     result = BestFirstSearchProver(AxiomChecking(edges), both_refused).search(THEOREM)
     assert result.status is Status.ERROR and result.extra["rejected_proof"] == ["axiom"]
     assert result.extra["stage"] == "a"
+    # Three stages refusing: still the first's refusal, with the whole search's counts.
+    three = ScheduledGenerator([Stage(n, 1, TableGenerator(refused_only)) for n in "abc"])
+    result = BestFirstSearchProver(AxiomChecking(edges), three).search(THEOREM)
+    assert result.extra["stage"] == "a" and result.num_searched_nodes == 3
+
+    # A disagreement (a prover's bug) after a refusal is what is reported, not hidden.
+    class Disagreeing(AxiomChecking):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            if "win" in proof:
+                return CheckResult(False, "coqc rejected the proof", disagreement=True)
+            return super().check(theorem, proof)
+
+    scheduled = ScheduledGenerator(
+        [Stage("a", 1, TableGenerator(refused_only)), Stage("b", 1, TableGenerator(WINNING))]
+    )
+    result = BestFirstSearchProver(Disagreeing(edges), scheduled).search(THEOREM)
+    assert result.status is Status.ERROR and result.extra.get("check_disagreement")
+    assert result.extra["stage"] == "b"
 
 
 def test_the_same_generator_alone_fails_and_failing_stages_fail() -> None:

@@ -191,19 +191,30 @@ class BestFirstSearchProver:
             )  # fmt: skip
             unfinished = unfinished or result.extra.get(UNFINISHED_PROOF)
             all_failed = all_failed and result.status is Status.FAILED
-            if result.status is Status.ERROR and _refused(result) and index < len(plan) - 1:
-                refused = refused or result  # a later stage may find a proof without it
-                refused.extra["stage"] = name
+            spent = self.config.max_expansions is not None and (
+                expansions >= self.config.max_expansions
+            )
+            if _refused(result) and index < len(plan) - 1 and not spent:
+                if refused is None:  # a later stage may find a proof without it
+                    refused = result
+                    refused.extra["stage"] = name
                 all_failed = False
                 continue
             if result.status in (Status.PROVED, Status.ERROR):
                 result.extra["stage"] = name
                 break
-            if self.config.max_expansions is not None and expansions >= self.config.max_expansions:
+            if spent:
                 break
         assert result is not None
-        if refused is not None and result.status is not Status.PROVED:
+        if refused is not None and (
+            result.status in (Status.OPEN, Status.FAILED) or _refused(result)
+        ):
             refused.num_total_nodes, refused.num_searched_nodes = nodes, expansions
+            refused.num_tactic_applications = result.num_tactic_applications
+            refused.actor_time, refused.environment_time = (
+                result.actor_time,
+                result.environment_time,
+            )
             result = refused
         if result.status not in (Status.PROVED, Status.ERROR):
             result.status = Status.FAILED if all_failed else Status.OPEN
@@ -286,14 +297,17 @@ class BestFirstSearchProver:
                     unfinished.append(outcome.message)
             if found:
                 result = self._report_proof(theorem, found, clock, tree, expansions)
-                if not self._search_on(result, rejections, deadline):
+                if not _refused(result):
                     break
-                # The re-check refused it (an axiom the theorem may not use): keep looking.
+                # The re-check refused it (an axiom the theorem may not use): keep looking,
+                # while time is left, up to MAX_REJECTIONS refusals.
                 rejections.append(result)
                 found.clear()
                 result = None
+                if len(rejections) >= MAX_REJECTIONS or time.perf_counter() >= deadline:
+                    break
         if result is None and rejections:
-            result = rejections[0]
+            result = self._refusal(rejections[0], theorem, clock, tree, expansions)
         elif result is None:
             result = self._finish(theorem, status, clock, tree, expansions)
             if unfinished:
@@ -306,15 +320,20 @@ class BestFirstSearchProver:
                 self.generator.learn(theorem, learned)
         return result
 
-    @staticmethod
-    def _search_on(result: SearchResult, rejections: list[SearchResult], deadline: float) -> bool:
-        """Does the search go on after finding a proof? Only when the re-check refused it
-        for the theorem's sake (an axiom its reference proof does not use), not as a
-        disagreement between the two provers, with time left, at most
-        :data:`MAX_REJECTIONS` times: another proof may do without that axiom."""
-        return (
-            _refused(result) and len(rejections) < MAX_REJECTIONS and time.perf_counter() < deadline
-        )
+    def _refusal(
+        self,
+        first: SearchResult,
+        theorem: Theorem,
+        clock: _Clock,
+        tree: SearchTree,
+        expansions: int,
+    ) -> SearchResult:
+        """The first refused proof's result, with the counts and times of the whole search
+        (the search went on after it)."""
+        result = self._finish(theorem, Status.ERROR, clock, tree, expansions, error=first.error)
+        result.check_time = first.check_time
+        result.extra.update(first.extra)
+        return result
 
     def _report_proof(
         self,

@@ -151,10 +151,10 @@ class PremiseRetriever:
 
         ``any``: by how well the statement matches the goal. ``apply``: those whose
         conclusion may unify with the goal's (:mod:`.skeleton`) first. ``rewrite``:
-        equations and equivalences with a side whose head occurs in the goal first. On
-        traced stdlib steps, ordering for the use found the premise an ``apply`` step
-        used among the top 8 in 38 % of steps (26 % by match alone), a ``rewrite``
-        step's in 31 % (``benchmarks/premise_recall.py``).
+        equations and equivalences with a side all of whose symbols occur in the goal's
+        conclusion first. On traced steps of the stdlib, math-comp and Flocq, ordering
+        for the use puts the premise a step used among the top 8 more often than the
+        match alone (``benchmarks/premise_recall.py``; figures in docs/generators.md).
         """
         scope, mask = self.scopes.get(theorem.name, theorem.extra)
         terms = query_terms(goal)

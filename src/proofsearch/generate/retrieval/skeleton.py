@@ -8,8 +8,10 @@ the goal too. So ``S n <= m`` has the skeleton ``(<=, S, $)``; a premise ending 
 ``>=`` are read as the ``<`` and ``<=`` they stand for (Coq unfolds them when applying),
 so ``alpha > 0`` fits ``0 < p``.
 
-Comparing skeletons is a cheap necessary condition, not unification: it orders the
-premises BM25 found (:mod:`.premises`), those that may apply first.
+Comparing skeletons is a cheap heuristic, not unification (``apply`` may unfold a
+definition, ``0 < 1`` to ``1 <= 1``; a notation the tokenizer does not know, ``=1`` or
+``\in``, gets a rough skeleton): it only orders the premises BM25 found
+(:mod:`.premises`), those that may apply first, and drops none.
 """
 
 from __future__ import annotations
