@@ -10,7 +10,7 @@ so ``alpha > 0`` fits ``0 < p``.
 
 Comparing skeletons is a cheap heuristic, not unification (``apply`` may unfold a
 definition, ``0 < 1`` to ``1 <= 1``; a notation the tokenizer does not know, ``=1`` or
-``\in``, gets a rough skeleton): it only orders the premises BM25 found
+``\\in``, gets a rough skeleton): it only orders the premises BM25 found
 (:mod:`.premises`), those that may apply first, and drops none.
 """
 
