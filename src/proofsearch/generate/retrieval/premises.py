@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -63,6 +63,18 @@ class RetrievedPremise:
     #: How well the premise matches the goal, in (0, 1]: 1 for a conclusion of the goal's
     #: shape, else the cosine of the two symbol bags (below 1).
     coverage: float = 1.0
+
+
+class _Candidate(NamedTuple):
+    """A BM25 candidate on its way to being ranked for each use."""
+
+    #: Per use: how well it fits that use (higher first).
+    fit: dict[Use, int]
+    #: Then: best coverage, best BM25 score, shortest name.
+    order: tuple[float, float, int, str]
+    premise: int
+    qualified: str
+    coverage: float
 
 
 def query_terms(goal: ParsedGoal) -> dict[str, float]:
@@ -174,28 +186,31 @@ class PremiseRetriever:
             candidates = candidates[np.argpartition(-scores[candidates], wanted - 1)[:wanted]]
         goal_shape, goal_skeleton, goal_bag = self._goal_profile(goal)
         goal_symbols = set(tokens(goal.conclusion))
-        rows = []
+        rows: list[_Candidate] = []
         for premise in candidates.tolist():
             premise_shape, premise_skeleton, premise_sides, bag = self._premise_profile(premise)
             coverage = 1.0 if premise_shape == goal_shape else 0.99 * _cosine(goal_bag, bag)
-            fit: dict[Use, int] = {
-                "any": 0,
-                "apply": 2 if coverage == 1.0 else int(fits(premise_skeleton, goal_skeleton)),
-                "rewrite": int(rewrites(premise_sides, goal_symbols)),
-            }
+            fit: dict[Use, int] = {}
+            for use in uses:
+                if use == "apply":
+                    fit[use] = 2 if coverage == 1.0 else int(fits(premise_skeleton, goal_skeleton))
+                elif use == "rewrite":
+                    fit[use] = int(rewrites(premise_sides, goal_symbols))
+                else:
+                    fit[use] = 0
             qualified = self.names[premise]
-            rows.append((fit, (-coverage, -float(scores[premise]), len(qualified), qualified),
-                         premise, coverage))  # fmt: skip
+            order = (-coverage, -float(scores[premise]), len(qualified), qualified)
+            rows.append(_Candidate(fit, order, premise, qualified, coverage))
         return {
             use: self._select(
-                sorted(rows, key=lambda row: (-row[0][use], row[1])), scope, theorem, scores, k
+                sorted(rows, key=lambda row: (-row.fit[use], row.order)), scope, theorem, scores, k
             )
             for use in uses
         }
 
     def _select(
         self,
-        rows: list[tuple[dict[Use, int], tuple[float, float, int, str], int, float]],
+        rows: list[_Candidate],
         scope: Scope | None,
         theorem: Theorem,
         scores: np.ndarray,
@@ -206,7 +221,8 @@ class PremiseRetriever:
         seen: set[str] = set()
         copies: set[tuple[str, str]] = set()
         opened = self._opened(theorem)
-        for _, (_, _, _, qualified), premise, coverage in rows:
+        for row in rows:
+            premise, qualified, coverage = row.premise, row.qualified, row.coverage
             statement = self.statements[premise]
             name = self.local_name(qualified, int(self.module[premise]), scope, opened)
             copy = (qualified.rsplit(".", 1)[-1], statement)
