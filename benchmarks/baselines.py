@@ -61,6 +61,7 @@ from proofsearch.data.theorems import load_theorems
 from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, TacticTimeout
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
 from proofsearch.env.coq.checker import proof_script, statement_name
+from proofsearch.env.coq.leaks import dependency_names, leaked, locate_script, located_paths
 from proofsearch.env.coq.version import binary_version, stdlib_module
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
 from proofsearch.search.result import CHECK_DISAGREEMENT, SearchResult, Status, error_result
@@ -339,61 +340,15 @@ def leaked_dependencies(
             if done.returncode != 0:
                 return [f"(cannot list the dependencies: {_last_error(done.stderr)})"]
         names = dependency_names(done.stdout)
-        Path(tmp, "Located.v").write_text(
-            "Require LeakCheck.\nSet Printing Width 100000.\n"
-            + "".join(f"Locate Term {name}.\n{_LOCATE_SEPARATOR}\n" for name in names)
-        )
+        Path(tmp, "Located.v").write_text(locate_script("LeakCheck", names))
         located = _coqc(config, tmp, "Located.v")
         if located.returncode != 0:
             return [f"(cannot locate the dependencies: {_last_error(located.stderr)})"]
     try:
-        paths = located_paths(located.stdout, len(names))
+        paths = located_paths(located.stdout, len(names), "LeakCheck")
     except ValueError as exc:
         return [f"(cannot locate the dependencies: {exc})"]
-    return [
-        name
-        for name, path in zip(names, paths, strict=True)
-        if any(path.startswith(lib + ".") for lib in forbidden)
-    ]
-
-
-#: Printed between two ``Locate`` answers (``Module LeakCheck``), to tell them apart.
-_LOCATE_SEPARATOR = "Locate Module LeakCheck."
-_LOCATED = re.compile(r"^(?:Constant|Inductive|Constructor|Projection|Ltac|Notation)\s+(\S+)")
-
-
-def dependency_names(printed: str) -> list[str]:
-    """The names ``Print All Dependencies`` lists, in order.
-
-    "name : type" (8.16), or "name :" with the type on the next lines (8.20, 9.x).
-    """
-    names = []
-    for line in printed.splitlines():
-        match = re.match(r"([^\s:]\S*) :(?: |$)", line)
-        if match:
-            names.append(match.group(1))
-    return names
-
-
-def located_paths(printed: str, count: int) -> list[str]:
-    """The full path of each ``Locate Term`` answer (its first line), in order.
-
-    Answers are separated by the ``Module LeakCheck`` line of :data:`_LOCATE_SEPARATOR`;
-    an answer without a path gives ``""`` (never a leak, but never silently shifted).
-    """
-    paths: list[str] = []
-    current: str | None = None
-    for line in printed.splitlines():
-        if re.match(r"^Module\s+LeakCheck\b", line):
-            paths.append(current or "")
-            current = None
-            continue
-        match = _LOCATED.match(line)
-        if match and current is None:
-            current = match.group(1)
-    if len(paths) != count:
-        raise ValueError(f"Locate gave {len(paths)} answers for {count} names")
-    return paths
+    return leaked(names, paths, forbidden)
 
 
 def _coqc(config: BaselineConfig, folder: str, name: str) -> subprocess.CompletedProcess[str]:

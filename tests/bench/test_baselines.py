@@ -195,22 +195,3 @@ def test_leak_check_resolves_names_to_their_library() -> None:
     eqtype = frozenset({"mathcomp.ssreflect.eqtype"})
     leaks = baselines.leaked_dependencies(target, ["by rewrite eqxx"], eqtype, config)
     assert "eqtype.Equality.sort" in leaks and "eqtype.eq_refl" in leaks
-
-
-def test_locate_answers_are_read_in_order() -> None:
-    printed = (
-        "Constant mathcomp.ssreflect.eqtype.Equality.sort\n"
-        "  (shorter name to refer to it in current context is eqtype.Equality.sort)\n"
-        "Module LeakCheck\n"
-        "No object of basename foo\n"
-        "Module LeakCheck\n"
-        "Inductive Coq.Init.Datatypes.nat\nConstant Other.nat\n"
-        "Module LeakCheck\n"
-    )
-    assert baselines.located_paths(printed, 3) == [
-        "mathcomp.ssreflect.eqtype.Equality.sort",
-        "",
-        "Coq.Init.Datatypes.nat",
-    ]
-    with pytest.raises(ValueError, match="2 names"):
-        baselines.located_paths("Module LeakCheck\n", 2)

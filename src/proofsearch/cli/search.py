@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from proofsearch.cli import hammer_tactics
 from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.console import message_console, print_notice
 from proofsearch.cli.errors import CommandError
@@ -64,7 +65,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--no-check", action="store_true",
         help="do not re-check proofs from scratch (results then say checked: false)",
     )  # fmt: skip
-    add_generator_options(parser)
+    hammer_tactics.add_option(add_generator_options(parser))
     add_ray_options(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     parser.set_defaults(func=run)
@@ -121,7 +122,7 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
     )
 
 
-def add_generator_options(parser: argparse.ArgumentParser) -> None:
+def add_generator_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     group = parser.add_argument_group("tactic generator")
     group.add_argument(
         "--generator", default=None, type=generator_name, metavar="NAME",
@@ -142,6 +143,7 @@ def add_generator_options(parser: argparse.ArgumentParser) -> None:
         "--gen-option", action="append", default=[], metavar="KEY=VALUE",
         help="any other generator option (value parsed as JSON when it can be)",
     )  # fmt: skip
+    return group
 
 
 def add_ray_options(parser: argparse.ArgumentParser) -> None:
@@ -298,6 +300,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("", str(exc)) from None
     loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
+    coqc = str(prover_opts.get("coqc", "coqc"))
+    if hammer_tactics.hammer_tactics_wanted(
+        args.hammer_tactics, args.prover, args.generator, gen_options, coqc
+    ):
+        theorems = hammer_tactics.with_hammer_import(theorems)
     from proofsearch.distributed.spec import WorkerSpec
 
     spec = WorkerSpec(

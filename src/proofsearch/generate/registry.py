@@ -151,7 +151,7 @@ def _knn_parts(
     from proofsearch.generate.knn.generator import KnnGenerator
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
-    corpus = load_corpus(_need_index(name, index))
+    corpus = load_corpus(_need_index(name, index))  # cached: one copy per process
     parts: list[TacticGenerator] = [KnnGenerator(corpus, neighbours=neighbours)]
     if premises > 0:
         parts.append(PremiseTemplateGenerator(corpus, premises=premises))
@@ -181,12 +181,12 @@ def _knn(
 #: How ``knn-portfolio`` shares a theorem's budget among its stages by default
 #: (``--gen-option schedule=...`` overrides; one stage name: no schedule). Measured in
 #: docs/generators.md ("Schedule").
-DEFAULT_SCHEDULE = "knn:1,knn-portfolio:3"
+DEFAULT_SCHEDULE = "hammer:1,knn:1,knn-portfolio:3"
 #: The fraction of each expansion's tactics ``knn-portfolio`` keeps for knn's own best
 #: (``--gen-option knn_share=...``). Measured in docs/generators.md ("knn's share").
 DEFAULT_KNN_SHARE = 0.0
 #: Stages a ``knn-portfolio`` schedule may name.
-SCHEDULE_STAGES = ("knn-portfolio", "knn", "portfolio")
+SCHEDULE_STAGES = ("knn-portfolio", "knn", "portfolio", "hammer")
 
 
 def _knn_portfolio(
@@ -207,6 +207,8 @@ def _knn_portfolio(
     share one index and one memory of learned proofs. ``knn_share``: the fraction of each
     expansion's tactics kept for knn's own best suggestions, whatever the premise
     templates and the portfolio score (the rest go by score)."""
+    from proofsearch.generate.hammer import HammerTacticsGenerator
+    from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.merged import calibrated_merge
     from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
 
@@ -222,6 +224,8 @@ def _knn_portfolio(
         if name not in built:
             if name == "portfolio":
                 built[name] = portfolio
+            elif name == "hammer":
+                built[name] = HammerTacticsGenerator(load_corpus(index))
             elif name == "knn":
                 built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
             else:

@@ -34,7 +34,8 @@ class Stage:
 
 
 class ScheduledGenerator(TacticGenerator):
-    """Stages run one after another; asked directly, it answers as its first stage."""
+    """Stages run one after another; asked directly, it answers as its first stage that
+    offers anything."""
 
     def __init__(self, stages: Sequence[Stage]) -> None:
         if not stages:
@@ -51,7 +52,12 @@ class ScheduledGenerator(TacticGenerator):
         return self.stages[index].generator
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        return self.stages[0].generator.generate(goals, theorem, n)
+        for stage in self.stages:
+            # A stage may offer nothing for this theorem (``hammer`` without its import).
+            suggestions = stage.generator.generate(goals, theorem, n)
+            if suggestions:
+                return suggestions
+        return []
 
     def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         for part in self._distinct_leaves():

@@ -89,6 +89,12 @@ class CoqConfig:
         return self.memory_limit_mb * 1024 * 1024 if self.memory_limit_mb > 0 else None
 
 
+def header_suffix(theorem: Theorem) -> str:
+    """What runs after the theorem's header (CoqHammer's import, added by ``search
+    --hammer-tactics``): in the session, and in the re-check with its leak check."""
+    return str(theorem.extra.get("header_suffix") or "").strip()
+
+
 def _focused_goals(reply: Reply) -> tuple[str, ...]:
     """The focused goals of a ``Goal`` reply as text (parsed only when someone asks)."""
     goals = xml.parse_goals(reply.value)
@@ -158,7 +164,9 @@ class CoqProver(Prover):
         return cached
 
     def open(self, theorem: Theorem) -> CoqSession:
-        header = self.header_sentences(theorem.header)
+        header = self.header_sentences(theorem.header) + self.header_sentences(
+            header_suffix(theorem)
+        )
         try:
             statement = [s.text for s in split_sentences(theorem.statement)]
         except SentenceError as exc:
@@ -215,6 +223,7 @@ class CoqProver(Prover):
             allowed_axioms=allowed,
             footer=str(theorem.extra.get("footer") or ""),
             name=theorem.extra.get("qualid") or None,
+            header_suffix=header_suffix(theorem),
         )
 
     def check_tactic(self, tactic: str) -> str:

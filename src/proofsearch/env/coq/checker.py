@@ -27,8 +27,16 @@ import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from proofsearch.env.base import CheckResult
+from proofsearch.env.coq.leaks import (
+    added_libraries,
+    dependency_names,
+    leaked,
+    locate_script,
+    located_paths,
+)
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.env.coq.version import NATIVE_OFF, coq_env, supported_range
 
@@ -41,6 +49,9 @@ _GOAL = re.compile(r"^\s*Goal\b")
 MODULE = "ProofsearchCheck"
 #: The second file, which only prints the first's assumptions.
 ASSUMPTIONS_MODULE = "ProofsearchAssumptions"
+#: With a header suffix: the files that list the proof's dependencies and locate them.
+DEPENDENCIES_MODULE = "ProofsearchDependencies"
+LOCATE_MODULE = "ProofsearchLocate"
 
 
 def statement_name(statement: str) -> str | None:
@@ -141,12 +152,15 @@ def check_proof(
     allowed_axioms: Iterable[str] = (),
     footer: str = "",
     name: str | None = None,
+    header_suffix: str = "",
 ) -> CheckResult:
     """Compile the proof from scratch and require it to rest on allowed axioms only.
 
     ``footer`` closes what the header left open (``End Facts.`` for a lemma inside a
     section: ``coqc`` refuses a file that ends with a section open), and ``name`` is the
     lemma's name after it (``Nat.add_comm`` for ``add_comm`` inside ``Module Nat``).
+    ``header_suffix`` (CoqHammer's import) follows the header, and the proof must not
+    use a library it loads beyond the header (:mod:`proofsearch.env.coq.leaks`).
     """
     name = name or statement_name(statement)
     if name is None:
@@ -155,6 +169,10 @@ def check_proof(
     if problem:
         return CheckResult(False, problem)
     allowed = set(allowed_axioms)
+    suffix = header_suffix.strip()
+    if suffix:
+        # Where the libraries are listed costs nothing: the file loads them anyway.
+        header = f"{header.rstrip()}\nPrint Libraries.\n{suffix}\nPrint Libraries.\n"
     source = proof_script(header, statement, proof) + (
         footer.strip() + "\n" if footer.strip() else ""
     )
@@ -194,4 +212,57 @@ def check_proof(
         extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]
         if extra:
             return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
+        if suffix:
+            leak = _suffix_leak(
+                compiled.stdout, Path(tmp), name, suffix,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+            if leak:
+                return CheckResult(False, leak, axioms)
         return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
+
+
+def _suffix_leak(
+    printed: str,
+    folder: Path,
+    name: str,
+    suffix: str,
+    *,
+    coqc: str,
+    args: Sequence[str],
+    timeout: float,
+    memory_limit: int | None,
+) -> str:
+    """Why the compiled proof in ``folder`` uses a library that only ``suffix`` loads
+    ("" when it does not). Two more ``coqc`` runs, only when the suffix loads any."""
+    try:
+        forbidden = added_libraries(printed)
+    except ValueError as exc:
+        return f"cannot tell which libraries {suffix!r} loads: {exc}"
+    if not forbidden:
+        return ""
+    listing = (
+        f"Require {MODULE}.\nSet Printing Width 100000.\nPrint All Dependencies {MODULE}.{name}.\n"
+    )
+    options: dict[str, Any] = {
+        "coqc": coqc, "args": args, "timeout": timeout, "memory_limit": memory_limit
+    }  # fmt: skip
+    try:
+        listed = run_coqc(listing, folder, DEPENDENCIES_MODULE, **options)
+        names = dependency_names(listed.stdout)
+        located = run_coqc(locate_script(MODULE, names), folder, LOCATE_MODULE, **options)
+        if listed.returncode != 0 or located.returncode != 0:
+            return (
+                f"cannot list the proof's dependencies: {(listed.stderr + located.stderr)[-500:]}"
+            )
+        leaks = leaked(names, located_paths(located.stdout, len(names), MODULE), forbidden)
+    except subprocess.TimeoutExpired:
+        return f"listing the proof's dependencies took over {timeout:g} s"
+    except ValueError as exc:
+        return f"cannot locate the proof's dependencies: {exc}"
+    if not leaks:
+        return ""
+    return (
+        f"leak: the proof uses {', '.join(leaks[:5])}, from libraries the header does not "
+        f"load ({suffix!r} loads them)"
+    )

@@ -33,6 +33,9 @@ DENIED_ANYWHERE: frozenset[str] = frozenset(
         "Obligations", "Unshelve", "Existential", "Instance", "Context", "Timeout",
         "Optimize", "Register", "Primitive", "Unset", "Time", "Fail", "Succeed",
         "Opaque", "Transparent", "Section", "End", "Goal", "Guarded", "Focus", "Unfocus",
+        # CoqHammer's hammer writes files and runs external provers (its own tactics,
+        # sauto, hauto ..., do neither and stay allowed).
+        "hammer",
     }
 )  # fmt: skip
 

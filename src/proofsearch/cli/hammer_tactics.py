@@ -1,0 +1,93 @@
+"""``search --hammer-tactics``: CoqHammer's tactics as a stage of the default schedule.
+
+The ``hammer`` stage of ``knn-portfolio``'s schedule (:mod:`proofsearch.generate.hammer`)
+offers ``sauto``, ``hauto use: ...`` and friends, which exist only after ``From Hammer
+Require Import Tactics.``. With the option on, each theorem gets that import as its
+``header_suffix``: the prover runs it after the header, the re-check refuses a proof
+that uses a library it loads beyond the header, and the results line carries it, so
+``proofsearch check`` and ``export`` reproduce the proof. ``auto`` (the default) turns it
+on where it can work: Coq, CoqHammer's tactics installed, and a schedule with the stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from proofsearch.cli.errors import CommandError
+from proofsearch.theorem import Theorem
+
+CHOICES = ("auto", "on", "off")
+
+
+def add_option(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--hammer-tactics", choices=CHOICES, default="auto",
+        help="CoqHammer's sauto/hauto as the default schedule's 'hammer' stage, with "
+        "'From Hammer Require Import Tactics.' after each header (auto: when CoqHammer is "
+        "installed; default: auto)",
+    )  # fmt: skip
+
+
+def schedule_has_hammer(generator: str, options: Mapping[str, Any]) -> bool:
+    """Whether ``generator`` (with its options) runs a ``hammer`` stage."""
+    from proofsearch.generate.registry import DEFAULT_SCHEDULE, SCHEDULE_STAGES
+    from proofsearch.generate.schedule import parse_schedule
+
+    if generator != "knn-portfolio":
+        return False
+    schedule = str(options.get("schedule", DEFAULT_SCHEDULE))
+    return any(name == "hammer" for name, _ in parse_schedule(schedule, SCHEDULE_STAGES))
+
+
+def tactics_installed(coqc: str) -> bool:
+    """Whether this Coq has CoqHammer's tactics (``Hammer/Tactics/Tactics.vo``)."""
+    import subprocess
+
+    from proofsearch.env.coq.version import coq_where
+
+    try:
+        return (coq_where(coqc) / "user-contrib" / "Hammer" / "Tactics" / "Tactics.vo").is_file()
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+
+def hammer_tactics_wanted(
+    choice: str, prover: str, generator: str, generator_options: Mapping[str, Any], coqc: str
+) -> bool:
+    """Whether to add CoqHammer's import: ``on`` where it cannot work is an error."""
+    if choice == "off":
+        return False
+    staged = prover == "coq" and schedule_has_hammer(generator, generator_options)
+    if choice == "auto":
+        return staged and tactics_installed(coqc)
+    if not staged:
+        raise CommandError(
+            "--hammer-tactics on",
+            f"only the knn-portfolio generator's schedule runs a 'hammer' stage (here: "
+            f"--prover {prover}, --generator {generator})",
+            "use the default generator with --index, and keep 'hammer' in "
+            "--gen-option schedule=...",
+        )
+    if not tactics_installed(coqc):
+        raise CommandError(
+            "--hammer-tactics on",
+            f"CoqHammer's tactics are not installed for {coqc}",
+            "install them (Debian: apt-get install libcoq-hammer), or pass --hammer-tactics off",
+        )
+    return True
+
+
+def with_hammer_import(theorems: Sequence[Theorem]) -> list[Theorem]:
+    """Each theorem with CoqHammer's import as its ``header_suffix`` (one it already
+    has is kept: it came from the user's file)."""
+    from proofsearch.generate.hammer import HAMMER_TACTICS_IMPORT
+
+    return [
+        t
+        if t.extra.get("header_suffix")
+        else dataclasses.replace(t, extra={**t.extra, "header_suffix": HAMMER_TACTICS_IMPORT})
+        for t in theorems
+    ]

@@ -1,0 +1,60 @@
+"""The ``hammer`` stage's generator: CoqHammer's tactics, only where they are defined."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.generate.knn_trace import write_trace
+
+from proofsearch.generate.hammer import (
+    HAMMER_TACTICS_IMPORT,
+    PLAIN,
+    HammerTacticsGenerator,
+    loads_hammer_tactics,
+)
+from proofsearch.generate.knn.corpus import build_corpus
+from proofsearch.generate.registry import DEFAULT_SCHEDULE, make_generator
+from proofsearch.theorem import Theorem
+
+GOALS = "n : nat\n============================\nn + 0 = n"
+
+
+@pytest.fixture
+def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    yield write_trace(tmp_path / "trace")
+
+
+def theorem(**extra: object) -> Theorem:
+    extra = {"module": "Lib.A", "line": 90, **extra}  # sees Lib.A's lemmas only
+    return Theorem("t", "Lemma t (n : nat) : n + 0 = n.", extra=extra)
+
+
+def test_nothing_is_offered_where_the_tactics_are_not_defined(trace: Path) -> None:
+    generator = HammerTacticsGenerator(build_corpus(trace))
+    assert generator.generate(GOALS, theorem(), 16) == []
+    assert not loads_hammer_tactics(theorem(header_suffix="From Hammer Require Import Hammer."))
+
+
+def test_the_tactics_alone_and_with_the_retrieved_premises(trace: Path) -> None:
+    generator = HammerTacticsGenerator(build_corpus(trace), premises=6)
+    suggestions = generator.generate(GOALS, theorem(header_suffix=HAMMER_TACTICS_IMPORT), 16)
+    tactics = [s.tactic for s in suggestions]
+    assert set(PLAIN) <= set(tactics)
+    (hauto,) = [t for t in tactics if t.startswith("hauto use: ")]
+    # The premise that states the goal comes first; what the theorem may not see never.
+    assert hauto.split("use: ")[1].split(", ")[0].endswith("zero_r")
+    assert all("double_plus" not in t and "secret" not in t for t in tactics)
+    assert len(generator.generate(GOALS, theorem(header_suffix=HAMMER_TACTICS_IMPORT), 3)) == 3
+    # A header that imports the tactics itself is enough.
+    header = Theorem("t", "Lemma t : True.", header=HAMMER_TACTICS_IMPORT)
+    assert loads_hammer_tactics(header)
+
+
+def test_the_default_schedule_runs_the_hammer_stage_first(trace: Path) -> None:
+    assert DEFAULT_SCHEDULE.split(",")[0].startswith("hammer:")
+    generator = make_generator("knn-portfolio", {"index": str(trace)})
+    assert [name for name, _ in generator.schedule()] == ["hammer", "knn", "knn-portfolio"]
+    assert isinstance(generator.stage(0), HammerTacticsGenerator)
