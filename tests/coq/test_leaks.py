@@ -10,7 +10,10 @@ from proofsearch.env.coq.backend import CoqProver
 from proofsearch.env.coq.checker import check_proof
 from proofsearch.env.coq.leaks import added_libraries, leaked, located_paths
 from proofsearch.env.coq.version import hammer_installed
+from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.generate.hammer import HAMMER_TACTICS_IMPORT
+from proofsearch.generate.schedule import ScheduledGenerator, Stage
+from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.theorem import Theorem
 
 requires_hammer = pytest.mark.skipif(
@@ -87,3 +90,37 @@ def test_the_prover_runs_the_suffix_after_the_header() -> None:
         assert type(outcome).__name__ == "Proved", outcome
         assert prover.check(theorem, ["sauto"]).ok
         assert not prover.check(theorem, ["apply Bool.negb_involutive"]).ok
+
+
+class _Offering(TacticGenerator):
+    """Offers the same tactics at every state; with CoqHammer's import as its suffix."""
+
+    def __init__(self, tactics: list[str], suffix: str = "") -> None:
+        self.tactics = tactics
+        self.header_suffix = suffix
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        return [Suggestion(t, -0.1 * i) for i, t in enumerate(self.tactics)][:n]
+
+
+@requires_hammer
+def test_only_the_stage_that_needs_the_import_sees_it() -> None:
+    """The ``hammer`` stage's search opens the theorem with the import; the next stage's
+    search runs where the header alone was loaded, so a step that only the import
+    makes work (``Bool`` is loaded by it, not by the header) fails there instead of
+    being found and refused as a leak, and a proof by the first stage carries it."""
+    theorem = Theorem("twice", "Lemma twice (b : bool) : negb (negb b) = b.")
+    through_bool = _Offering(["apply Bool.negb_involutive"])
+    config = SearchConfig(timeout=60, num_sampled_tactics=4)
+    with CoqProver() as prover:
+        failing = _Offering(["fail"], HAMMER_TACTICS_IMPORT)
+        schedule = ScheduledGenerator([Stage("hammer", 1, failing), Stage("b", 1, through_bool)])
+        result = BestFirstSearchProver(prover, schedule, config).search(theorem)
+        assert result.status is Status.FAILED, result.error
+        assert "header_suffix" not in result.to_record()
+        proving = _Offering(["sauto"], HAMMER_TACTICS_IMPORT)
+        schedule = ScheduledGenerator([Stage("hammer", 1, proving), Stage("b", 1, through_bool)])
+        result = BestFirstSearchProver(prover, schedule, config).search(theorem)
+        assert result.status is Status.PROVED and result.proof == ["sauto"], result.error
+        record = result.to_record()
+        assert record["stage"] == "hammer" and record["header_suffix"] == HAMMER_TACTICS_IMPORT

@@ -2,22 +2,21 @@
 
 The ``hammer`` stage of ``knn-portfolio``'s schedule (:mod:`proofsearch.generate.hammer`)
 offers ``sauto``, ``hauto use: ...`` and friends, which exist only after ``From Hammer
-Require Import Tactics.``. With the option on, each theorem gets that import as its
-``header_suffix``: the prover runs it after the header, the re-check refuses a proof
-that uses a library it loads beyond the header, and the results line carries it, so
-``proofsearch check`` and ``export`` reproduce the proof. ``auto`` (the default) turns it
-on where it can work: Coq, CoqHammer's tactics installed, and a schedule with the stage.
+Require Import Tactics.``. With the option on, that stage's search opens each theorem
+with the import after its header (the other stages never see it); the re-check refuses
+a proof that uses a library it loads beyond the header, and a proof found by the stage
+carries it in its results line (``header_suffix``), so ``proofsearch check`` and
+``export`` reproduce it. ``auto`` (the default) turns it on where it can work: Coq,
+CoqHammer's tactics installed, and a schedule with the stage.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from proofsearch.cli.errors import CommandError
-from proofsearch.theorem import Theorem
 
 CHOICES = ("auto", "on", "off")
 
@@ -78,16 +77,3 @@ def hammer_tactics_wanted(
             "install them (Debian: apt-get install libcoq-hammer), or pass --hammer-tactics off",
         )
     return True
-
-
-def with_hammer_import(theorems: Sequence[Theorem]) -> list[Theorem]:
-    """Each theorem with CoqHammer's import as its ``header_suffix`` (one it already
-    has is kept: it came from the user's file)."""
-    from proofsearch.generate.hammer import HAMMER_TACTICS_IMPORT
-
-    return [
-        t
-        if t.extra.get("header_suffix")
-        else dataclasses.replace(t, extra={**t.extra, "header_suffix": HAMMER_TACTICS_IMPORT})
-        for t in theorems
-    ]

@@ -300,11 +300,12 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("", str(exc)) from None
     loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
-    coqc = str(prover_opts.get("coqc", "coqc"))
-    if hammer_tactics.hammer_tactics_wanted(
-        args.hammer_tactics, args.prover, args.generator, gen_options, coqc
-    ):
-        theorems = hammer_tactics.with_hammer_import(theorems)
+    if "hammer_tactics" not in gen_options or args.hammer_tactics != "auto":
+        coqc = str(prover_opts.get("coqc", "coqc"))
+        if hammer_tactics.hammer_tactics_wanted(
+            args.hammer_tactics, args.prover, args.generator, gen_options, coqc
+        ):
+            gen_options["hammer_tactics"] = True
     from proofsearch.distributed.spec import WorkerSpec
 
     spec = WorkerSpec(

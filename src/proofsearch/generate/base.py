@@ -38,6 +38,12 @@ class GenerationRequest:
 class TacticGenerator(ABC):
     """Proposes tactics for a proof state."""
 
+    #: Lines this generator's tactics need after the theorem's header (CoqHammer's
+    #: ``From Hammer Require Import Tactics.``); "" for none. The search opens the
+    #: theorem with them for this generator alone, and the prover runs them in the
+    #: re-check too (where it refuses a proof that uses what they load beyond the header).
+    header_suffix: str = ""
+
     @abstractmethod
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         """Up to ``n`` distinct suggestions for ``goals``, best first."""

@@ -10,10 +10,11 @@ with the premises BM25 retrieves for the goal (:class:`PremiseRetriever`) in pla
 the provers' selection.
 
 The tactics exist only where ``From Hammer Require Import Tactics.`` has run: the
-search adds it after the theorem's header (``header_suffix``, see ``proofsearch search
---hammer-tactics``) and the re-check refuses a proof that uses a library the import
-loads beyond the header. For any other theorem this generator offers nothing, so a
-schedule stage made of it costs one empty expansion.
+search opens the theorem with it after the header for this generator's stage alone
+(:attr:`HammerTacticsGenerator.header_suffix`, see ``proofsearch search
+--hammer-tactics``), and the re-check refuses a proof that uses a library the import
+loads beyond the header. Disabled (CoqHammer missing, ``prove``), it offers nothing, so
+its schedule stage costs one empty expansion.
 
 Each tactic either closes the goal or fails, so a search with this generator alone
 expands only the root: as a schedule stage it is a short, time-boxed attempt.
@@ -55,14 +56,24 @@ def loads_hammer_tactics(theorem: Theorem) -> bool:
 
 
 class HammerTacticsGenerator(TacticGenerator):
-    """CoqHammer's tactics, alone and with the ``premises`` best retrieved premises."""
+    """CoqHammer's tactics, alone and with the ``premises`` best retrieved premises.
 
-    def __init__(self, corpus: TraceCorpus | None = None, premises: int = 6) -> None:
+    ``enabled`` (CoqHammer is installed and the user wants it): the search then opens
+    each theorem with :data:`HAMMER_TACTICS_IMPORT` after its header for this generator
+    alone (:attr:`header_suffix`), so the import's libraries, hints and instances never
+    reach the other generators' searches. Disabled, it offers nothing.
+    """
+
+    def __init__(
+        self, corpus: TraceCorpus | None = None, premises: int = 6, enabled: bool = True
+    ) -> None:
         self.retriever = PremiseRetriever(corpus) if corpus is not None else None
         self.premises = premises
+        self.enabled = enabled
+        self.header_suffix = HAMMER_TACTICS_IMPORT if enabled else ""
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        if n <= 0 or not loads_hammer_tactics(theorem):
+        if n <= 0 or not self.enabled or not loads_hammer_tactics(theorem):
             return []
         out = [Suggestion(tactic, prior) for tactic, prior in PLAIN.items()]
         if self.retriever is not None and self.premises > 0:

@@ -198,6 +198,7 @@ def _knn_portfolio(
     calibrate: bool = False,
     schedule: str = DEFAULT_SCHEDULE,
     knn_share: float = DEFAULT_KNN_SHARE,
+    hammer_tactics: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -206,7 +207,9 @@ def _knn_portfolio(
     budget is shared among searches by those generators, one after another; all stages
     share one index and one memory of learned proofs. ``knn_share``: the fraction of each
     expansion's tactics kept for knn's own best suggestions, whatever the premise
-    templates and the portfolio score (the rest go by score)."""
+    templates and the portfolio score (the rest go by score). ``hammer_tactics``: the
+    ``hammer`` stage runs CoqHammer's tactics (they must be installed; ``proofsearch
+    search --hammer-tactics`` decides); off, that stage offers nothing."""
     from proofsearch.generate.hammer import HammerTacticsGenerator
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.merged import calibrated_merge
@@ -225,7 +228,7 @@ def _knn_portfolio(
             if name == "portfolio":
                 built[name] = portfolio
             elif name == "hammer":
-                built[name] = HammerTacticsGenerator(load_corpus(index))
+                built[name] = HammerTacticsGenerator(load_corpus(index), enabled=hammer_tactics)
             elif name == "knn":
                 built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
             else:

@@ -181,7 +181,7 @@ class BestFirstSearchProver:
             shares_left = sum(s for _, s in plan[index:])
             stage_end = end if index == len(plan) - 1 else now + (end - now) * share / shares_left
             generator = self.generator.stage(index)
-            result = self._search(theorem, session, clock, generator, stage_end, expansions)
+            result = self._search_stage(theorem, session, clock, generator, stage_end, expansions)
             nodes += result.num_total_nodes
             expansions += result.num_searched_nodes
             result.num_total_nodes, result.num_searched_nodes = nodes, expansions
@@ -189,6 +189,8 @@ class BestFirstSearchProver:
                 {"name": name, "status": result.status.value,
                  "seconds": round(time.perf_counter() - now, 3)}
             )  # fmt: skip
+            if "stage_error" in result.extra:  # the stage could not open the theorem
+                stages[-1]["error"] = result.extra.pop("stage_error")
             unfinished = unfinished or result.extra.get(UNFINISHED_PROOF)
             all_failed = all_failed and result.status is Status.FAILED
             spent = self.config.max_expansions is not None and (
@@ -223,6 +225,42 @@ class BestFirstSearchProver:
         result.extra["stages"] = stages
         return result
 
+    def _search_stage(
+        self,
+        theorem: Theorem,
+        session: ProofSession,
+        clock: _Clock,
+        generator: TacticGenerator,
+        deadline: float,
+        expanded_before: int,
+    ) -> SearchResult:
+        """One stage's search; a generator that needs lines after the header gets the
+        theorem opened with them (the prover's line keeps the header loaded, so only they
+        and the statement run), and only its proofs carry them (``header_suffix``)."""
+        suffix = generator.header_suffix.strip()
+        if not suffix or theorem.extra.get("header_suffix"):
+            return self._search(theorem, session, clock, generator, deadline, expanded_before)
+        staged = replace(theorem, extra={**theorem.extra, "header_suffix": suffix})
+        try:
+            with clock.environment.running():
+                stage_session = self.prover.open(staged)
+        except EnvError as exc:  # the suffix does not load here: this stage cannot run
+            result = SearchResult(
+                theorem, Status.FAILED,
+                actor_time=clock.actor.seconds, environment_time=clock.environment.seconds,
+                num_tactic_applications=clock.applications,
+            )  # fmt: skip
+            result.extra["stage_error"] = f"{suffix!r}: {exc}"
+            return result
+        stage_session.deadline = session.deadline
+        try:
+            # Its steps are not learned: they need the suffix, which other searches lack.
+            return self._search(
+                staged, stage_session, clock, generator, deadline, expanded_before, learn=False
+            )
+        finally:
+            stage_session.close()
+
     def _search(
         self,
         theorem: Theorem,
@@ -231,6 +269,7 @@ class BestFirstSearchProver:
         generator: TacticGenerator,
         deadline: float,
         expanded_before: int,
+        learn: bool = True,
     ) -> SearchResult:
         """One best-first search from the root until ``deadline`` (``expanded_before``:
         expansions earlier stages spent of ``max_expansions``)."""
@@ -314,7 +353,7 @@ class BestFirstSearchProver:
                 result.extra[UNFINISHED_PROOF] = unfinished[0]
         if widenings:
             result.extra["widenings"] = widenings
-        if result.status is Status.PROVED and result.proof is not None:
+        if learn and result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
             if learned is not None:
                 self.generator.learn(theorem, learned)
