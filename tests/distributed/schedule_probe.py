@@ -14,3 +14,18 @@ def make(**_: object) -> ScheduledGenerator:
             Stage("proves", 1, FixedTacticGenerator("exact I")),
         ]
     )
+
+
+class _Suffixed(FixedTacticGenerator):
+    """Its tactic works only after its header suffix, which defines what it uses."""
+
+    header_suffix = "Definition probe_suffix := I."
+
+
+def make_suffixed(**_: object) -> ScheduledGenerator:
+    return ScheduledGenerator(
+        [
+            Stage("useless", 1, FixedTacticGenerator("idtac")),
+            Stage("suffixed", 1, _Suffixed("exact probe_suffix")),
+        ]
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 import ray
@@ -148,3 +149,9 @@ def test_a_schedule_runs_its_stages_on_ray(local_ray: None, generator_actors: in
     results = run_search(spec, [Theorem("t", "Lemma t : True.")], options)
     assert [(r.status.value, r.extra.get("stage")) for r in results] == [("proved", "proves")]
     assert results[0].proof == ["exact I"] and results[0].checked
+    # A stage whose tactics need lines after the header (the hammer stage's import)
+    # gets them on the prover actor, whoever holds the generator.
+    spec = replace(spec, generator="tests.distributed.schedule_probe:make_suffixed")
+    (result,) = run_search(spec, [Theorem("t", "Lemma t : True.")], options)
+    assert result.status.value == "proved" and result.proof == ["exact probe_suffix"]
+    assert result.to_record()["header_suffix"] == "Definition probe_suffix := I."

@@ -63,6 +63,11 @@ class GeneratorActor:
         """The hosted generator's stages (:mod:`proofsearch.generate.schedule`)."""
         return list(self.generator.schedule())
 
+    def header_suffixes(self) -> list[str]:
+        """What each stage needs after the theorem's header (``hammer``: its import)."""
+        stages = range(len(self.generator.schedule()))
+        return [self.generator.stage(i).header_suffix for i in stages]
+
     async def generate(
         self, goals: str, theorem: Theorem, n: int, client: int | None = None, stage: int = 0
     ) -> list[Suggestion]:
@@ -176,6 +181,7 @@ class RemoteGenerator(TacticGenerator):
         self.max_retries = max_retries
         self.actors, self.generation = ray.get(directory.current.remote())
         self._schedule: list[tuple[str, float]] | None = None
+        self._suffixes: list[str] | None = None
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         return self.generate_stage(goals, theorem, n, 0)
@@ -193,7 +199,9 @@ class RemoteGenerator(TacticGenerator):
         return self._schedule
 
     def stage(self, index: int) -> TacticGenerator:
-        return _RemoteStage(self, index)
+        if self._suffixes is None:
+            self._suffixes = self._call(lambda actor: actor.header_suffixes.remote())
+        return _RemoteStage(self, index, self._suffixes[index])
 
     def _call(self, send: Callable[[Any], Any]) -> Any:
         """``send`` to this client's generator actor; a dead one is replaced and asked again."""
@@ -225,9 +233,10 @@ class RemoteGenerator(TacticGenerator):
 class _RemoteStage(TacticGenerator):
     """One stage of the remote generator's schedule, as a generator of its own."""
 
-    def __init__(self, remote: RemoteGenerator, index: int) -> None:
+    def __init__(self, remote: RemoteGenerator, index: int, header_suffix: str = "") -> None:
         self.remote = remote
         self.index = index
+        self.header_suffix = header_suffix
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         return self.remote.generate_stage(goals, theorem, n, self.index)
