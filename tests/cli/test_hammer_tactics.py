@@ -32,6 +32,10 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+#: The hammer stage first, so that it gets the lemma before knn does.
+HAMMER_FIRST = ("--gen-option", "schedule=hammer:1,knn:1,knn-portfolio:3")
+
+
 def search(index: Path, tmp_path: Path, *options: str) -> tuple[int, list[dict[str, object]]]:
     theorems = tmp_path / "thms.jsonl"
     entry = {"name": "twice", "statement": STATEMENT, "header": "Require Import Lib.A."}
@@ -47,7 +51,7 @@ def search(index: Path, tmp_path: Path, *options: str) -> tuple[int, list[dict[s
 def test_the_hammer_stage_proves_and_the_results_carry_the_import(
     index: Path, tmp_path: Path
 ) -> None:
-    code, (record,) = search(index, tmp_path, "--hammer-tactics", "on")
+    code, (record,) = search(index, tmp_path, "--hammer-tactics", "on", *HAMMER_FIRST)
     assert code == 0 and record["status"] == "proved", record.get("error")
     assert record["stage"] == "hammer" and record["header_suffix"] == HAMMER_TACTICS_IMPORT
     assert isinstance(record["proof"], list) and record["proof"][0] in PLAIN
@@ -57,7 +61,7 @@ def test_the_hammer_stage_proves_and_the_results_carry_the_import(
 
 
 def test_without_the_option_the_stage_offers_nothing(index: Path, tmp_path: Path) -> None:
-    code, (record,) = search(index, tmp_path, "--hammer-tactics", "off")
+    code, (record,) = search(index, tmp_path, "--hammer-tactics", "off", *HAMMER_FIRST)
     assert code == 0 and record["status"] == "proved", record.get("error")
     assert "header_suffix" not in record and record["stage"] != "hammer"
     stages = record["stages"]

@@ -53,8 +53,13 @@ def test_the_tactics_alone_and_with_the_retrieved_premises(trace: Path) -> None:
     assert loads_hammer_tactics(header)
 
 
-def test_the_default_schedule_runs_the_hammer_stage_first(trace: Path) -> None:
-    assert DEFAULT_SCHEDULE.split(",")[0].startswith("hammer:")
+def test_the_default_schedule_runs_the_hammer_stage_after_knn(trace: Path) -> None:
+    """``knn`` keeps its quarter of the budget; the ``hammer`` stage's share comes out of
+    ``knn-portfolio``'s, and is only enabled when asked for."""
+    assert DEFAULT_SCHEDULE == "knn:1,hammer:0.5,knn-portfolio:2.5"
     generator = make_generator("knn-portfolio", {"index": str(trace)})
-    assert [name for name, _ in generator.schedule()] == ["hammer", "knn", "knn-portfolio"]
-    assert isinstance(generator.stage(0), HammerTacticsGenerator)
+    assert [name for name, _ in generator.schedule()] == ["knn", "hammer", "knn-portfolio"]
+    stage = generator.stage(1)
+    assert isinstance(stage, HammerTacticsGenerator) and stage.header_suffix == ""
+    on = make_generator("knn-portfolio", {"index": str(trace), "hammer_tactics": True})
+    assert on.stage(1).header_suffix == HAMMER_TACTICS_IMPORT

@@ -181,7 +181,7 @@ def _knn(
 #: How ``knn-portfolio`` shares a theorem's budget among its stages by default
 #: (``--gen-option schedule=...`` overrides; one stage name: no schedule). Measured in
 #: docs/generators.md ("Schedule").
-DEFAULT_SCHEDULE = "hammer:1,knn:1,knn-portfolio:3"
+DEFAULT_SCHEDULE = "knn:1,hammer:0.5,knn-portfolio:2.5"
 #: The fraction of each expansion's tactics ``knn-portfolio`` keeps for knn's own best
 #: (``--gen-option knn_share=...``). Measured in docs/generators.md ("knn's share").
 DEFAULT_KNN_SHARE = 0.0
