@@ -6,8 +6,9 @@ Require Import Tactics.``. With the option on, that stage's search opens each th
 with the import after its header (the other stages never see it); the re-check refuses
 a proof that uses a library it loads beyond the header, and a proof found by the stage
 carries it in its results line (``header_suffix``), so ``proofsearch check`` and
-``export`` reproduce it. ``auto`` (the default) turns it on where it can work: Coq,
-CoqHammer's tactics installed, and a schedule with the stage.
+``export`` reproduce it. ``auto`` turns it on where it can work: Coq, CoqHammer's
+tactics installed, and a schedule with the stage. The default is ``off``: on the tuning
+slices the stage proved nothing the other stages did not (docs/generators.md).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ CHOICES = ("auto", "on", "off")
 
 def add_option(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
-        "--hammer-tactics", choices=CHOICES, default="auto",
+        "--hammer-tactics", choices=CHOICES, default="off",
         help="CoqHammer's sauto/hauto as the default schedule's 'hammer' stage, with "
-        "'From Hammer Require Import Tactics.' after each header (auto: when CoqHammer is "
-        "installed; default: auto)",
+        "'From Hammer Require Import Tactics.' after the header for that stage (auto: when "
+        "CoqHammer is installed; default: off, docs/generators.md says why)",
     )  # fmt: skip
 
 

@@ -300,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("", str(exc)) from None
     loaded.theorems = check_places(loaded.theorems, traces)
     theorems = loaded.theorems[: args.limit] if args.limit is not None else loaded.theorems
-    if "hammer_tactics" not in gen_options or args.hammer_tactics != "auto":
+    if "hammer_tactics" not in gen_options or args.hammer_tactics != "off":
         coqc = str(prover_opts.get("coqc", "coqc"))
         if hammer_tactics.hammer_tactics_wanted(
             args.hammer_tactics, args.prover, args.generator, gen_options, coqc
