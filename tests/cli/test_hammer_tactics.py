@@ -60,15 +60,15 @@ def test_the_hammer_stage_proves_and_the_results_carry_the_import(
     assert main(argv) == 0
 
 
-def test_by_default_the_stage_offers_nothing(index: Path, tmp_path: Path) -> None:
-    """Off unless asked for (``--hammer-tactics on|auto``): measured, it proved nothing
-    the other stages did not (docs/generators.md)."""
+def test_by_default_the_stage_is_left_out(index: Path, tmp_path: Path) -> None:
+    """Off unless asked for (``--hammer-tactics on|auto``): the stage neither runs nor
+    shows in the results (docs/generators.md says why it is off)."""
     code, (record,) = search(index, tmp_path, *HAMMER_FIRST)
     assert code == 0 and record["status"] == "proved", record.get("error")
     assert "header_suffix" not in record and record["stage"] != "hammer"
     stages = record["stages"]
-    assert isinstance(stages, list) and stages[0]["name"] == "hammer"
-    assert stages[0]["status"] == "failed"  # an empty root: its time went to the others
+    assert isinstance(stages, list) and stages
+    assert "hammer" not in [stage["name"] for stage in stages]
 
 
 def test_on_where_no_stage_runs_it_is_an_error_before_any_work(

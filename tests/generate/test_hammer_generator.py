@@ -16,6 +16,7 @@ from proofsearch.generate.hammer import (
 )
 from proofsearch.generate.knn.corpus import build_corpus
 from proofsearch.generate.registry import DEFAULT_SCHEDULE, make_generator
+from proofsearch.generate.schedule import without_stage
 from proofsearch.theorem import Theorem
 
 GOALS = "n : nat\n============================\nn + 0 = n"
@@ -55,11 +56,21 @@ def test_the_tactics_alone_and_with_the_retrieved_premises(trace: Path) -> None:
 
 def test_the_default_schedule_runs_the_hammer_stage_after_knn(trace: Path) -> None:
     """``knn`` keeps its quarter of the budget; the ``hammer`` stage's share comes out of
-    ``knn-portfolio``'s, and is only enabled when asked for."""
+    ``knn-portfolio``'s, and the stage is only there when asked for."""
     assert DEFAULT_SCHEDULE == "knn:1,hammer:0.5,knn-portfolio:2.5"
-    generator = make_generator("knn-portfolio", {"index": str(trace)})
-    assert [name for name, _ in generator.schedule()] == ["knn", "hammer", "knn-portfolio"]
-    stage = generator.stage(1)
-    assert isinstance(stage, HammerTacticsGenerator) and stage.header_suffix == ""
+    off = make_generator("knn-portfolio", {"index": str(trace)})
+    assert off.schedule() == [("knn", 1.0), ("knn-portfolio", 3.0)]
     on = make_generator("knn-portfolio", {"index": str(trace), "hammer_tactics": True})
-    assert on.stage(1).header_suffix == HAMMER_TACTICS_IMPORT
+    assert [name for name, _ in on.schedule()] == ["knn", "hammer", "knn-portfolio"]
+    stage = on.stage(1)
+    assert isinstance(stage, HammerTacticsGenerator)
+    assert stage.header_suffix == HAMMER_TACTICS_IMPORT
+
+
+def test_a_stage_switched_off_gives_its_share_to_the_next() -> None:
+    plan = [("hammer", 1.0), ("knn", 1.0), ("hammer", 0.5), ("knn-portfolio", 2.5)]
+    assert without_stage(plan, "hammer") == [("knn", 2.0), ("knn-portfolio", 3.0)]
+    # The last stage's share goes to the one before it.
+    assert without_stage([("knn", 1.0), ("hammer", 2.0)], "hammer") == [("knn", 3.0)]
+    with pytest.raises(ValueError, match="no stage but 'hammer'"):
+        without_stage([("hammer", 1.0)], "hammer")

@@ -13,8 +13,8 @@ The tactics exist only where ``From Hammer Require Import Tactics.`` has run: th
 search opens the theorem with it after the header for this generator's stage alone
 (:attr:`HammerTacticsGenerator.header_suffix`, see ``proofsearch search
 --hammer-tactics``), and the re-check refuses a proof that uses a library the import
-loads beyond the header. Disabled (CoqHammer missing, ``prove``), it offers nothing, so
-its schedule stage costs one empty expansion.
+loads beyond the header. Where it is off (CoqHammer missing, not asked for, ``prove``)
+the schedule leaves the stage out (:func:`proofsearch.generate.schedule.without_stage`).
 
 Each tactic either closes the goal or fails, so a search with this generator alone
 expands only the root: as a schedule stage it is a short, time-boxed attempt.
@@ -58,22 +58,20 @@ def loads_hammer_tactics(theorem: Theorem) -> bool:
 class HammerTacticsGenerator(TacticGenerator):
     """CoqHammer's tactics, alone and with the ``premises`` best retrieved premises.
 
-    ``enabled`` (CoqHammer is installed and the user wants it): the search then opens
-    each theorem with :data:`HAMMER_TACTICS_IMPORT` after its header for this generator
-    alone (:attr:`header_suffix`), so the import's libraries, hints and instances never
-    reach the other generators' searches. Disabled, it offers nothing.
+    The search opens each theorem with :data:`HAMMER_TACTICS_IMPORT` after its header
+    for this generator alone (:attr:`header_suffix`), so the import's libraries, hints
+    and instances never reach the other generators' searches. Only built where CoqHammer
+    is installed and the user asked for it (``search --hammer-tactics``); otherwise the
+    schedule leaves the stage out.
     """
 
-    def __init__(
-        self, corpus: TraceCorpus | None = None, premises: int = 6, enabled: bool = True
-    ) -> None:
+    def __init__(self, corpus: TraceCorpus | None = None, premises: int = 6) -> None:
         self.retriever = PremiseRetriever(corpus) if corpus is not None else None
         self.premises = premises
-        self.enabled = enabled
-        self.header_suffix = HAMMER_TACTICS_IMPORT if enabled else ""
+        self.header_suffix = HAMMER_TACTICS_IMPORT
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        if n <= 0 or not self.enabled or not loads_hammer_tactics(theorem):
+        if n <= 0 or not loads_hammer_tactics(theorem):
             return []
         out = [Suggestion(tactic, prior) for tactic, prior in PLAIN.items()]
         if self.retriever is not None and self.premises > 0:

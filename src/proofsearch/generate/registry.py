@@ -209,13 +209,21 @@ def _knn_portfolio(
     expansion's tactics kept for knn's own best suggestions, whatever the premise
     templates and the portfolio score (the rest go by score). ``hammer_tactics``: the
     ``hammer`` stage runs CoqHammer's tactics (they must be installed; ``proofsearch
-    search --hammer-tactics`` decides); off, that stage offers nothing."""
+    search --hammer-tactics`` decides); off, the schedule leaves that stage out and its
+    share goes to the stage after it."""
     from proofsearch.generate.hammer import HammerTacticsGenerator
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.merged import calibrated_merge
-    from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
+    from proofsearch.generate.schedule import (
+        ScheduledGenerator,
+        Stage,
+        parse_schedule,
+        without_stage,
+    )
 
     plan = parse_schedule(schedule, SCHEDULE_STAGES)
+    if not hammer_tactics:
+        plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises)
     knn_names = list(_PART_NAMES[: len(knn_parts)])
@@ -228,7 +236,7 @@ def _knn_portfolio(
             if name == "portfolio":
                 built[name] = portfolio
             elif name == "hammer":
-                built[name] = HammerTacticsGenerator(load_corpus(index), enabled=hammer_tactics)
+                built[name] = HammerTacticsGenerator(load_corpus(index))
             elif name == "knn":
                 built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
             else:

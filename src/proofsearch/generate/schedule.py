@@ -113,3 +113,25 @@ def parse_schedule(text: str, known: Sequence[str]) -> list[tuple[str, float]]:
             )
         stages.append((name, share))
     return stages
+
+
+def without_stage(plan: list[tuple[str, float]], name: str) -> list[tuple[str, float]]:
+    """``plan`` with the stages called ``name`` left out, each one's share given to the
+    stage after it (to the one before it when it is last), so the other stages keep the
+    times they had: ``knn:1,hammer:0.5,knn-portfolio:2.5`` without ``hammer`` is
+    ``knn:1,knn-portfolio:3``. A stage that is switched off then neither runs nor shows in
+    a result's ``stages``."""
+    kept: list[tuple[str, float]] = []
+    carried = 0.0
+    for stage, share in plan:
+        if stage == name:
+            carried += share
+        else:
+            kept.append((stage, share + carried))
+            carried = 0.0
+    if not kept:
+        raise ValueError(f"the schedule has no stage but {name!r}, which is switched off")
+    if carried:
+        last, share = kept[-1]
+        kept[-1] = (last, share + carried)
+    return kept
