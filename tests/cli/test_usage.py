@@ -77,6 +77,8 @@ BAD_NUMBERS = [
     ("search", "--num-sampled-tactics", "0"),
     ("search", "--max-sampled-tactics", "0"),
     ("search", "--max-expansions", "0"),
+    ("search", "--slow-tactic-timeouts", "-1"),
+    ("prove", "--slow-tactic-timeouts", "x"),
     ("search", "--tactic-timeout", "0"),
     ("search", "--memory-limit-mb", "0"),
     ("search", "--generator-actors", "-1"),

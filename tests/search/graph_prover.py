@@ -20,11 +20,14 @@ from proofsearch.env.base import (
     Prover,
     ProverStats,
     TacticError,
+    TacticTimeout,
 )
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.theorem import Theorem
 
 QED = "QED"
+#: An edge to this target is a tactic that runs to the per-tactic limit.
+TIMEOUT = "TIMEOUT"
 
 
 class GraphSession(ProofSession):
@@ -42,6 +45,8 @@ class GraphSession(ProofSession):
             return TacticError(f"no edge {state.key} --{tactic}-->")
         if target == QED:
             return Proved((*state.path, tactic))
+        if target == TIMEOUT:
+            return TacticTimeout()
         return self.prover.state(target, (*state.path, tactic))
 
 

@@ -97,6 +97,11 @@ def add_search_budgets(
         "asking twice as many tactics, up to this many (default: 4 × --num-sampled-tactics; "
         "equal to it: never)",
     )  # fmt: skip
+    group.add_argument(
+        "--slow-tactic-timeouts", type=at_least(0), default=None, metavar="N",
+        help="stop trying a kind of tactic (firstorder, eauto, ...) in a theorem's search "
+        "once it ran to --tactic-timeout N times (default: 2; 0: never stop)",
+    )  # fmt: skip
     return group
 
 
@@ -119,7 +124,17 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
         tactic_timeout=args.tactic_timeout,
         check=check,
         budget_after_open=args.budget_after_header,
+        slow_timeouts=_slow_timeouts(args.slow_tactic_timeouts),
     )
+
+
+def _slow_timeouts(given: int | None) -> int | None:
+    """``--slow-tactic-timeouts``: not given, the search's default; 0, never."""
+    from proofsearch.search.prover import SLOW_TIMEOUTS
+
+    if given is None:
+        return SLOW_TIMEOUTS
+    return given or None
 
 
 def add_generator_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
