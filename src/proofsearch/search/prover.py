@@ -137,7 +137,9 @@ class _Clock:
 
     def too_slow(self, tactic: str) -> bool:
         limit = self.slow_after
-        return limit is not None and self.timeouts[tactic_kind(tactic)] >= limit
+        if limit is None or not self.timeouts:  # the usual case: nothing has timed out
+            return False
+        return self.timeouts[tactic_kind(tactic)] >= limit
 
 
 class BestFirstSearchProver:
