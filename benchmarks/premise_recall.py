@@ -29,7 +29,8 @@ from typing import cast
 from proofsearch.generate.knn.corpus import TraceSet, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.generate.knn.scope import ScopeError
-from proofsearch.generate.retrieval.premises import PremiseRetriever, Use
+from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.generate.retrieval.ranking import Use
 from proofsearch.theorem import Theorem
 from proofsearch.trace.schema import ProofStep
 

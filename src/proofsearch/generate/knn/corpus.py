@@ -33,10 +33,11 @@ from proofsearch.generate.knn.features import FEATURES_VERSION, SCALE, feature_h
 from proofsearch.generate.knn.goals import bound_names, parse_first_goal, tokens
 from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
 from proofsearch.generate.knn.names import record_names
+from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 3
+CORPUS_VERSION = 4
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -303,7 +304,21 @@ def build_corpus(index: IndexPaths | TraceSet) -> TraceCorpus:
         [r.require_lines for r in records],
     )
     arrays = {**_state_arrays(trace, modules), **_premise_arrays(trace, modules)}
+    arrays.update(
+        use_arrays(
+            _strings(arrays, "premise_names"),
+            _strings(arrays, "tactics"),
+            arrays["state_tactic"],
+            arrays["state_module"],
+            arrays["state_line"],
+        )
+    )
     return TraceCorpus(table, arrays)
+
+
+def _strings(arrays: dict[str, np.ndarray], prefix: str) -> list[str]:
+    table = StringTable.from_arrays(arrays, prefix)
+    return [table[i] for i in range(len(table))]
 
 
 def _folder_key(trace: TraceDir) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,17 +36,18 @@ from proofsearch.generate.knn.features import (
     typed_operators,
 )
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
+from proofsearch.generate.knn.premise_uses import PremiseUses
 from proofsearch.generate.knn.scope import Scope, ScopeCache
+from proofsearch.generate.retrieval import ranking
 from proofsearch.generate.retrieval.naming import open_modules, own_file_name
+from proofsearch.generate.retrieval.ranking import CandidateFacts, Use
 from proofsearch.generate.retrieval.skeleton import Sides, Skeleton, fits, rewrites, sides, skeleton
 from proofsearch.theorem import Theorem
 
-#: What a premise is wanted for: it decides the order (:meth:`PremiseRetriever.retrieve_for`).
-Use = Literal["any", "apply", "rewrite"]
 #: Query weight of a symbol by where it occurs in the goal.
 CONCLUSION_WEIGHT, HYPOTHESIS_WEIGHT = 1.0, 0.5
 #: Candidates BM25 hands the second pass, per premise asked for.
-RERANK_FACTOR = 8
+RERANK_FACTOR = 16
 #: Binder syntax: says nothing about what a statement is about.
 _SYNTAX = frozenset({"(", ")", ",", ":", "forall", "fun", "=>", "exists", "∀", "λ"})
 
@@ -68,10 +69,8 @@ class RetrievedPremise:
 class _Candidate(NamedTuple):
     """A BM25 candidate on its way to being ranked for each use."""
 
-    #: Per use: how well it fits that use (higher first).
-    fit: dict[Use, int]
-    #: Then: best coverage, best BM25 score, shortest name.
-    order: tuple[float, float, int, str]
+    #: Per use: its score (:mod:`.ranking`; higher first, then the shorter name).
+    score: dict[Use, float]
     premise: int
     qualified: str
     coverage: float
@@ -133,10 +132,12 @@ class PremiseRetriever:
         self.statements = corpus.premise_statements
         self.module = corpus.arrays["premise_module"]
         self.applicable = corpus.arrays["premise_applicable"]
-        self.scopes = ScopeCache(corpus.table, self.module, corpus.arrays["premise_line"])
+        self.line = corpus.arrays["premise_line"]
+        self.scopes = ScopeCache(corpus.table, self.module, self.line)
+        self.uses = PremiseUses(corpus.table, corpus.arrays)
         self._max_idf = float(self.index.weights.max()) if len(self.index.weights) else 1.0
         self._idf_cache: dict[str, float] = {}
-        self._profiles: dict[int, tuple[str, Skeleton | None, Sides, dict[str, float]]] = {}
+        self._profiles: dict[int, tuple[str, Skeleton | None, Sides, dict[str, float], int]] = {}
         self._open_modules: dict[str, tuple[str, ...]] = {}
 
     def retrieve(
@@ -184,26 +185,52 @@ class PremiseRetriever:
         wanted = RERANK_FACTOR * k
         if len(candidates) > wanted:
             candidates = candidates[np.argpartition(-scores[candidates], wanted - 1)[:wanted]]
+        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+        # A candidate's BM25 rank: how many score higher (copies of one lemma tie).
+        descending = -scores[candidates]
+        bm25_ranks = np.searchsorted(descending, descending, side="left").tolist()
         goal_shape, goal_skeleton, goal_bag = self._goal_profile(goal)
         goal_symbols = set(tokens(goal.conclusion))
+        uses_seen = self.uses.visible_counts(candidates.tolist(), scope)
+        required = set(self.corpus.table.requires[scope.module]) if scope is not None else set()
         rows: list[_Candidate] = []
-        for premise in candidates.tolist():
-            premise_shape, premise_skeleton, premise_sides, bag = self._premise_profile(premise)
+        for row, premise in enumerate(candidates.tolist()):
+            premise_shape, premise_skeleton, premise_sides, bag, length = self._premise_profile(
+                premise
+            )
             coverage = 1.0 if premise_shape == goal_shape else 0.99 * _cosine(goal_bag, bag)
-            fit: dict[Use, int] = {}
+            module = int(self.module[premise])
+            facts = CandidateFacts(
+                coverage=coverage,
+                bm25=float(scores[premise]),
+                bm25_rank=bm25_ranks[row],
+                lines_above=(
+                    scope.line - int(self.line[premise])
+                    if scope is not None and module == scope.module
+                    else None
+                ),
+                statement_tokens=length,
+                required_directly=module in required,
+                uses=float(uses_seen[row]),
+            )
+            ranked: dict[Use, float] = {}
             for use in uses:
                 if use == "apply":
-                    fit[use] = 2 if coverage == 1.0 else int(fits(premise_skeleton, goal_skeleton))
+                    fit = 2 if coverage == 1.0 else int(fits(premise_skeleton, goal_skeleton))
                 elif use == "rewrite":
-                    fit[use] = int(rewrites(premise_sides, goal_symbols))
+                    fit = int(rewrites(premise_sides, goal_symbols))
                 else:
-                    fit[use] = 0
+                    fit = 0
+                ranked[use] = ranking.score(use, ranking.features(facts, fit))
             qualified = self.names[premise]
-            order = (-coverage, -float(scores[premise]), len(qualified), qualified)
-            rows.append(_Candidate(fit, order, premise, qualified, coverage))
+            rows.append(_Candidate(ranked, premise, qualified, coverage))
         return {
             use: self._select(
-                sorted(rows, key=lambda row: (-row.fit[use], row.order)), scope, theorem, scores, k
+                sorted(rows, key=lambda row: (-row.score[use], len(row.qualified), row.qualified)),
+                scope,
+                theorem,
+                scores,
+                k,
             )
             for use in uses
         }
@@ -276,7 +303,7 @@ class PremiseRetriever:
 
     def _premise_profile(
         self, premise: int
-    ) -> tuple[str, Skeleton | None, Sides, dict[str, float]]:
+    ) -> tuple[str, Skeleton | None, Sides, dict[str, float], int]:
         cached = self._profiles.get(premise)
         if cached is None:
             found = tokens(self.statements[premise])
@@ -293,6 +320,7 @@ class PremiseRetriever:
                         )
                     )
                 ),
+                len(found),
             )
             if len(self._profiles) < 100_000:
                 self._profiles[premise] = cached

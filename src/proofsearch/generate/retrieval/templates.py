@@ -21,7 +21,8 @@ import math
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.retrieval.premises import PremiseRetriever, Use
+from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.generate.retrieval.ranking import Use
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
