@@ -10,11 +10,13 @@ Only premises the theorem may see are ranked (:mod:`proofsearch.generate.knn.sco
 BM25 alone favours long statements that repeat the goal's symbols (``add_shuffle0``
 over ``add_comm`` for ``n + m = m + n``), and one lemma re-exported by several modules
 (``PeanoNat.Nat.add_comm``, ``NPeano.Nat.add_comm``) filled several places. So BM25
-picks the candidates and a second pass ranks them: a premise whose conclusion has the
-goal's conclusion's shape (local and bound names written ``$``) first, then by the
-cosine of the two symbol bags (each symbol counted, weighted by its rarity), BM25
-breaking ties; copies of one lemma (the same short name and statement, re-exported by
-another module) count once, the shortest name kept.
+picks the candidates and a second pass ranks them by a fitted score (:mod:`.ranking`)
+over the match (whether the conclusion has the goal's conclusion's shape, local and
+bound names written ``$``; the cosine of the two symbol bags, each symbol weighted by
+its rarity; BM25), the fit to the use, the premise's place, and how often the earlier
+proofs the theorem may see used it (:mod:`..knn.premise_uses`); copies of one lemma
+(the same short name and statement, re-exported by another module) count once, the
+shortest name kept.
 Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
 ``Z`` lemma does not pass for a ``nat`` one.
 """
@@ -66,11 +68,13 @@ class RetrievedPremise:
     coverage: float = 1.0
 
 
-class _Candidate(NamedTuple):
+class Candidate(NamedTuple):
     """A BM25 candidate on its way to being ranked for each use."""
 
-    #: Per use: its score (:mod:`.ranking`; higher first, then the shorter name).
-    score: dict[Use, float]
+    #: Per use: its features and its place (:func:`.ranking.sort_key`; smaller first,
+    #: then the shorter name).
+    features: dict[Use, tuple[float, ...]]
+    key: dict[Use, tuple[float, ...]]
     premise: int
     qualified: str
     coverage: float
@@ -160,19 +164,42 @@ class PremiseRetriever:
         applicable_only: bool = False,
         uses: tuple[Use, ...] = ("any",),
     ) -> dict[Use, list[RetrievedPremise]]:
-        """The ``k`` best premises for each use, from one BM25 pass.
-
-        ``any``: by how well the statement matches the goal. ``apply``: those whose
-        conclusion may unify with the goal's (:mod:`.skeleton`) first. ``rewrite``:
-        equations and equivalences with a side all of whose symbols occur in the goal's
-        conclusion first. On traced steps of the stdlib, math-comp and Flocq, ordering
-        for the use puts the premise a step used among the top 8 more often than the
-        match alone (``benchmarks/premise_recall.py``; figures in docs/generators.md).
+        """The ``k`` best premises for each use, from one BM25 pass, by their score for
+        the use (:mod:`.ranking`): how well the statement matches the goal, whether it
+        fits the use (``apply``: a conclusion that may unify with the goal's,
+        :mod:`.skeleton`; ``rewrite``: an equation with a side whose symbols all occur in
+        the goal's conclusion; ``any``: no fit asked), where it sits and how often earlier
+        proofs used it. On traced steps of the stdlib, math-comp, Flocq and Coquelicot
+        this puts the premise a step used among the top 8 more often than the match and
+        fit alone did (``benchmarks/premise_recall.py``; figures in docs/generators.md).
         """
+        rows, scope, scores = self.candidates(goal, theorem, k, applicable_only, uses)
+        return {
+            use: self._select(
+                sorted(rows, key=lambda row: (*row.key[use], len(row.qualified), row.qualified)),
+                scope,
+                theorem,
+                scores,
+                k,
+            )
+            for use in uses
+        }
+
+    def candidates(
+        self,
+        goal: ParsedGoal,
+        theorem: Theorem,
+        k: int,
+        applicable_only: bool = False,
+        uses: tuple[Use, ...] = ("any",),
+    ) -> tuple[list[Candidate], Scope | None, np.ndarray]:
+        """BM25's best ``RERANK_FACTOR * k`` premises for ``goal`` that ``theorem`` may
+        see, each with its features and score per use (unordered); the scope and the
+        BM25 scores of every premise come with them."""
         scope, mask = self.scopes.get(theorem.name, theorem.extra)
         terms = query_terms(goal)
         if not terms or k <= 0:
-            return {use: [] for use in uses}
+            return [], scope, np.zeros(len(self.names))
         keys = np.array([feature_hash(t) for t in terms], dtype=np.int64)
         weights = np.array(list(terms.values()), dtype=np.float64)
         positions, known = self.index.lookup(keys)
@@ -193,7 +220,7 @@ class PremiseRetriever:
         goal_symbols = set(tokens(goal.conclusion))
         uses_seen = self.uses.visible_counts(candidates.tolist(), scope)
         required = set(self.corpus.table.requires[scope.module]) if scope is not None else set()
-        rows: list[_Candidate] = []
+        rows: list[Candidate] = []
         for row, premise in enumerate(candidates.tolist()):
             premise_shape, premise_skeleton, premise_sides, bag, length = self._premise_profile(
                 premise
@@ -213,31 +240,24 @@ class PremiseRetriever:
                 required_directly=module in required,
                 uses=float(uses_seen[row]),
             )
-            ranked: dict[Use, float] = {}
+            ranked: dict[Use, tuple[float, ...]] = {}
+            vectors: dict[Use, tuple[float, ...]] = {}
             for use in uses:
-                if use == "apply":
+                if use in ("apply", "hints"):
                     fit = 2 if coverage == 1.0 else int(fits(premise_skeleton, goal_skeleton))
                 elif use == "rewrite":
                     fit = int(rewrites(premise_sides, goal_symbols))
                 else:
                     fit = 0
-                ranked[use] = ranking.score(use, ranking.features(facts, fit))
+                vectors[use] = ranking.features(facts, fit)
+                ranked[use] = ranking.sort_key(use, vectors[use])
             qualified = self.names[premise]
-            rows.append(_Candidate(ranked, premise, qualified, coverage))
-        return {
-            use: self._select(
-                sorted(rows, key=lambda row: (-row.score[use], len(row.qualified), row.qualified)),
-                scope,
-                theorem,
-                scores,
-                k,
-            )
-            for use in uses
-        }
+            rows.append(Candidate(vectors, ranked, premise, qualified, coverage))
+        return rows, scope, scores
 
     def _select(
         self,
-        rows: list[_Candidate],
+        rows: list[Candidate],
         scope: Scope | None,
         theorem: Theorem,
         scores: np.ndarray,

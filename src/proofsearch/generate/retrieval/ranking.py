@@ -21,8 +21,9 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-#: What a premise is wanted for (:meth:`PremiseRetriever.retrieve_for`).
-Use = Literal["any", "apply", "rewrite"]
+#: What a premise is wanted for (:meth:`PremiseRetriever.retrieve_for`). ``hints``: the
+#: hint list of ``eauto using …``, in the former hand-fixed order (:func:`sort_key`).
+Use = Literal["any", "apply", "rewrite", "hints"]
 
 #: The features, in the order of the weights.
 FEATURES = (
@@ -39,10 +40,13 @@ FEATURES = (
     "log_uses",
 )
 
+#: Where :func:`features` puts what :func:`sort_key` reads for ``hints``.
+COVERAGE, LOG_BM25, FITS, FITS_EXACTLY = 0, 2, 4, 5
+
 #: Fitted weights (``benchmarks/premise_weights.py --index STDLIB_TRACE --exclude
 #: EVAL.jsonl``; seed 1, 300 steps of gradient ascent, L2 0.01). ``any`` has no fit
 #: features: a premise wanted for anything is not asked to fit.
-WEIGHTS: dict[Use, tuple[float, ...]] = {
+WEIGHTS: dict[str, tuple[float, ...]] = {
     "apply": (0.054, 2.191, 1.048, -0.419, 3.195, 2.191, 2.922, -0.296, -0.163, 0.969, 0.872),
     "rewrite": (0.359, 0.005, 1.228, -0.523, 1.977, 0.0, 2.539, -0.313, -0.235, 0.602, 0.885),
     "any": (0.989, 2.351, 1.378, -0.474, 0.0, 0.0, 2.684, -0.353, -0.427, 0.631, 0.861),
@@ -85,3 +89,16 @@ def features(facts: CandidateFacts, fit: int) -> tuple[float, ...]:
 def score(use: Use, vector: tuple[float, ...]) -> float:
     """The candidate's score for ``use`` (higher first)."""
     return sum(w * f for w, f in zip(WEIGHTS[use], vector, strict=True))
+
+
+def sort_key(use: Use, vector: tuple[float, ...]) -> tuple[float, ...]:
+    """Where a candidate goes for ``use`` (smaller first).
+
+    ``hints`` keeps the order the fitted score replaced (fits the goal exactly, then
+    fits, then coverage, then BM25): the weights were fitted to find the one premise a
+    step names, and on the tuning slices the proofs that hint lists found were lost when
+    the hint list followed them (docs/generators.md)."""
+    if use == "hints":
+        fit = 2.0 if vector[FITS_EXACTLY] else vector[FITS]
+        return (-fit, -vector[COVERAGE], -vector[LOG_BM25])
+    return (-score(use, vector),)

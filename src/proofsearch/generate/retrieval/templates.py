@@ -71,12 +71,13 @@ class PremiseTemplateGenerator(TacticGenerator):
         if n <= 0:
             return []
         found = self.retriever.retrieve_for(
-            goal, theorem, self.premises, applicable_only=True, uses=("apply", "rewrite")
+            goal, theorem, self.premises, applicable_only=True, uses=("apply", "rewrite", "hints")
         )
         hypotheses = [name for h in goal.hypotheses for name in h.names][-self.hypotheses :]
         ssreflect = loads_ssreflect(theorem.header)
         out: list[Suggestion] = []
-        for use, premises in found.items():
+        for use in ("apply", "rewrite"):
+            premises = found[use]
             templates = dict(TEMPLATES[use])
             if ssreflect:
                 templates = {t: p for t, p in templates.items() if t not in SSREFLECT_REPLACES}
@@ -89,7 +90,7 @@ class PremiseTemplateGenerator(TacticGenerator):
                         [named.replace("{H}", h) for h in hypotheses] if "{H}" in named else [named]
                     ):
                         out.append(Suggestion(tactic, prior + relative))
-        applicable = found["apply"]
+        applicable = found["hints"]
         if self.eauto_premises > 0 and applicable:
             names = ", ".join(p.name for p in applicable[: self.eauto_premises])
             relative = math.log(max(applicable[0].coverage, 1e-4))
