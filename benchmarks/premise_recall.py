@@ -6,7 +6,8 @@ the retriever is asked for the step's goal, as the step's lemma (so it sees only
 that lemma may see), and the rank of ``L`` among its answers is recorded.
 
     python benchmarks/premise_recall.py --index TRACE [--index TRACE ...] \\
-        [--modules-of TRACE] [--exclude SAMPLE.jsonl ...] [--steps 2000] [--seed 1]
+        [--modules-of TRACE] [--exclude SAMPLE.jsonl ...] [--steps 2000] [--seed 1] \\
+        [--ranking match|fitted]
 
 ``--modules-of``: draw the steps from this trace folder only (default: every folder of
 the index). ``--exclude``: leave out the steps of the lemmas of these theorem files
@@ -73,10 +74,13 @@ def main() -> int:
         default=None,
         help="rank every step for this use (default: the use of the step's tactic)",
     )
+    parser.add_argument(
+        "--ranking", choices=["match", "fitted"], default="match", help="the retriever's order"
+    )
     parser.add_argument("--misses", type=int, default=0, help="print this many misses")
     args = parser.parse_args()
     corpus = load_corpus(args.index)
-    retriever = PremiseRetriever(corpus)
+    retriever = PremiseRetriever(corpus, args.ranking)
     by_short: dict[str, list[int]] = {}
     names = [corpus.premise_names[i] for i in range(len(corpus.premise_names))]
     for number, qualified in enumerate(names):

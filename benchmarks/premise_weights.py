@@ -33,7 +33,7 @@ from proofsearch.generate.retrieval.premises import PremiseRetriever
 from proofsearch.generate.retrieval.ranking import Use
 from proofsearch.theorem import Theorem
 
-#: Premises asked for (the templates ask for 8): the candidates are RERANK_FACTOR times it.
+#: Premises asked for (the templates ask for 8): the candidates are 16 times it.
 K = 8
 
 
@@ -48,7 +48,7 @@ class Step:
 
 def collect(args: argparse.Namespace) -> list[Step]:
     corpus = load_corpus(args.index)
-    retriever = PremiseRetriever(corpus)
+    retriever = PremiseRetriever(corpus, "fitted")
     names = [corpus.premise_names[i] for i in range(len(corpus.premise_names))]
     by_suffix = suffix_table(names)
     line_of = {name: int(corpus.arrays["premise_line"][i]) for i, name in enumerate(names)}

@@ -58,6 +58,7 @@ def test_the_premise_of_the_goals_shape_comes_first_and_aliases_count_once(
     # Scores tell the others apart (no cap making them all tie), all below the exact one.
     rest = [p.coverage for p in found[1:]]
     assert all(c < 1.0 for c in rest) and len(set(rest)) > 1
+    assert rest == sorted(rest, reverse=True)
     # The same printed ``+`` on ``Z`` is another operator.
     assert "Lib.PeanoNat.Nat.Z_add_comm" not in [p.name for p in found[:6]]
 

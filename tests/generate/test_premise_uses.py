@@ -46,7 +46,7 @@ def _order(retriever: PremiseRetriever, theorem: Theorem) -> list[str]:
 
 
 def test_a_premise_earlier_proofs_used_ranks_first(tmp_path: Path) -> None:
-    retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "t")))
+    retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "t")), "fitted")
     # A new theorem (no module) sees every use: ``le_right`` wins although ``le_left``
     # matches the goal's ``+ 1`` as well.
     assert _order(retriever, Theorem("new", "")) == ["le_right", "le_left"]
@@ -92,3 +92,18 @@ def test_a_name_read_many_ways_is_not_counted() -> None:
     )
     counts = np.diff(arrays["premise_uses.indptr"])
     assert counts.tolist() == [0] * 10 + [1]  # ``x`` fits 10 premises; ``only`` once a step
+
+
+def test_the_match_ranking_ignores_uses(tmp_path: Path) -> None:
+    """``premise_ranking=match`` (the default) keeps the hand-fixed order: no use counts."""
+    corpus = build_corpus(_trace(tmp_path / "t"))
+    assert _order(PremiseRetriever(corpus), Theorem("new", "")) == [
+        "le_left",
+        "le_right",
+    ]
+    try:
+        PremiseRetriever(corpus, "learned")
+    except ValueError as error:
+        assert "fitted, match" in str(error)
+    else:
+        raise AssertionError("an unknown ranking was accepted")

@@ -130,6 +130,11 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
         from proofsearch.generate.schedule import parse_schedule
 
         parse_schedule(str(options["schedule"]), SCHEDULE_STAGES)
+    ranking = options.get("premise_ranking")
+    if ranking is not None and ranking not in ("fitted", "match"):
+        raise ValueError(
+            f"--gen-option premise_ranking={ranking}: choose match (the default) or fitted"
+        )
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
@@ -145,7 +150,7 @@ def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
 
 
 def _knn_parts(
-    name: str, index: IndexPaths | None, neighbours: int, premises: int
+    name: str, index: IndexPaths | None, neighbours: int, premises: int, premise_ranking: str
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -154,9 +159,15 @@ def _knn_parts(
     corpus = load_corpus(_need_index(name, index))  # cached: one copy per process
     parts: list[TacticGenerator] = [KnnGenerator(corpus, neighbours=neighbours)]
     if premises > 0:
-        parts.append(PremiseTemplateGenerator(corpus, premises=premises))
+        parts.append(PremiseTemplateGenerator(corpus, premises=premises, ranking=premise_ranking))
     return parts
 
+
+#: How the premise templates order the retrieved premises (``--gen-option
+#: premise_ranking=fitted|match``). ``match`` (fit, coverage, BM25) stays the default: the
+#: fitted score finds the premise a traced step used more often, but did not pass the
+#: tuning-slice rule (docs/generators.md, "Premises ranked by a fitted score").
+DEFAULT_PREMISE_RANKING = "match"
 
 #: Names of the parts of the knn family, for their calibration.
 _PART_NAMES = ("knn", "premises")
@@ -167,6 +178,7 @@ def _knn(
     neighbours: int = 0,
     premises: int = 8,
     calibrate: bool = False,
+    premise_ranking: str = DEFAULT_PREMISE_RANKING,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -174,7 +186,7 @@ def _knn(
     default: it proved fewer lemmas on a held-out slice, docs/generators.md)."""
     from proofsearch.generate.merged import calibrated_merge
 
-    parts = _knn_parts("knn", index, neighbours, premises)
+    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking)
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
@@ -199,6 +211,7 @@ def _knn_portfolio(
     schedule: str = DEFAULT_SCHEDULE,
     knn_share: float = DEFAULT_KNN_SHARE,
     hammer_tactics: bool = False,
+    premise_ranking: str = DEFAULT_PREMISE_RANKING,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -225,7 +238,7 @@ def _knn_portfolio(
     if not hammer_tactics:
         plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
-    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises)
+    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises, premise_ranking)
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
     signature = f"{prover}/{tactics_file or ''}"
@@ -252,8 +265,14 @@ def _knn_portfolio(
     return ScheduledGenerator([Stage(name, share, build(name)) for name, share in plan])
 
 
-def _premises(index: IndexPaths | None = None, premises: int = 8, **_: Any) -> TacticGenerator:
+def _premises(
+    index: IndexPaths | None = None,
+    premises: int = 8,
+    premise_ranking: str = DEFAULT_PREMISE_RANKING,
+    **_: Any,
+) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
-    return PremiseTemplateGenerator(load_corpus(_need_index("premises", index)), premises=premises)
+    corpus = load_corpus(_need_index("premises", index))
+    return PremiseTemplateGenerator(corpus, premises=premises, ranking=premise_ranking)

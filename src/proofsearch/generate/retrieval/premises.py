@@ -10,13 +10,14 @@ Only premises the theorem may see are ranked (:mod:`proofsearch.generate.knn.sco
 BM25 alone favours long statements that repeat the goal's symbols (``add_shuffle0``
 over ``add_comm`` for ``n + m = m + n``), and one lemma re-exported by several modules
 (``PeanoNat.Nat.add_comm``, ``NPeano.Nat.add_comm``) filled several places. So BM25
-picks the candidates and a second pass ranks them by a fitted score (:mod:`.ranking`)
-over the match (whether the conclusion has the goal's conclusion's shape, local and
-bound names written ``$``; the cosine of the two symbol bags, each symbol weighted by
-its rarity; BM25), the fit to the use, the premise's place, and how often the earlier
-proofs the theorem may see used it (:mod:`..knn.premise_uses`); copies of one lemma
-(the same short name and statement, re-exported by another module) count once, the
-shortest name kept.
+picks the candidates and a second pass ranks them: by default (``match``) those that
+fit the use first, then a premise whose conclusion has the goal's conclusion's shape
+(local and bound names written ``$``), then by the cosine of the two symbol bags (each
+symbol weighted by its rarity), BM25 breaking ties; with ``ranking="fitted"`` by a
+fitted score (:mod:`.ranking`) over the same match, the fit, the premise's place and how
+often the earlier proofs the theorem may see used it (:mod:`..knn.premise_uses`).
+Copies of one lemma (the same short name and statement, re-exported by another module)
+count once, the shortest name kept.
 Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
 ``Z`` lemma does not pass for a ``nat`` one.
 """
@@ -42,14 +43,15 @@ from proofsearch.generate.knn.premise_uses import PremiseUses
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.generate.retrieval import ranking
 from proofsearch.generate.retrieval.naming import open_modules, own_file_name
-from proofsearch.generate.retrieval.ranking import CandidateFacts, Use
+from proofsearch.generate.retrieval.ranking import RANKINGS, CandidateFacts, Use
 from proofsearch.generate.retrieval.skeleton import Sides, Skeleton, fits, rewrites, sides, skeleton
 from proofsearch.theorem import Theorem
 
 #: Query weight of a symbol by where it occurs in the goal.
 CONCLUSION_WEIGHT, HYPOTHESIS_WEIGHT = 1.0, 0.5
-#: Candidates BM25 hands the second pass, per premise asked for.
-RERANK_FACTOR = 16
+#: Candidates BM25 hands the second pass, per premise asked for, by ranking: the fitted
+#: score was fitted and measured on 16, the hand-fixed order on 8.
+RERANK_FACTOR = {"fitted": 16, "match": 8}
 #: Binder syntax: says nothing about what a statement is about.
 _SYNTAX = frozenset({"(", ")", ",", ":", "forall", "fun", "=>", "exists", "∀", "λ"})
 
@@ -129,7 +131,13 @@ def _symbols(term_tokens: list[str], hidden: set[str]) -> list[str]:
 class PremiseRetriever:
     """Ranks the premises a theorem may see by BM25 against its goal."""
 
-    def __init__(self, corpus: TraceCorpus) -> None:
+    def __init__(self, corpus: TraceCorpus, ranking: str = "match") -> None:
+        """``ranking``: ``fitted`` (the fitted score, :mod:`.ranking`) or ``match`` (the
+        former hand-fixed order: fit to the use, coverage, BM25)."""
+        if ranking not in RANKINGS:
+            raise ValueError(f"premise ranking {ranking!r}: choose one of {', '.join(RANKINGS)}")
+        self.fitted = ranking == "fitted"
+        self.rerank_factor = RERANK_FACTOR[ranking]
         self.corpus = corpus
         self.index = corpus.premises
         self.names = corpus.premise_names
@@ -164,14 +172,14 @@ class PremiseRetriever:
         applicable_only: bool = False,
         uses: tuple[Use, ...] = ("any",),
     ) -> dict[Use, list[RetrievedPremise]]:
-        """The ``k`` best premises for each use, from one BM25 pass, by their score for
-        the use (:mod:`.ranking`): how well the statement matches the goal, whether it
-        fits the use (``apply``: a conclusion that may unify with the goal's,
-        :mod:`.skeleton`; ``rewrite``: an equation with a side whose symbols all occur in
-        the goal's conclusion; ``any``: no fit asked), where it sits and how often earlier
-        proofs used it. On traced steps of the stdlib, math-comp, Flocq and Coquelicot
-        this puts the premise a step used among the top 8 more often than the match and
-        fit alone did (``benchmarks/premise_recall.py``; figures in docs/generators.md).
+        """The ``k`` best premises for each use, from one BM25 pass, in the retriever's
+        order (:func:`.ranking.sort_key`): whether the premise fits the use (``apply``: a
+        conclusion that may unify with the goal's, :mod:`.skeleton`; ``rewrite``: an
+        equation with a side whose symbols all occur in the goal's conclusion; ``any``
+        and ``hints``: as ``apply``, ``any`` asking no fit) and how well it matches the
+        goal, or the fitted score. On traced steps of the stdlib, math-comp, Flocq and
+        Coquelicot the fitted score puts the premise a step used among the top 8 more
+        often (``benchmarks/premise_recall.py --ranking``; figures in docs/generators.md).
         """
         rows, scope, scores = self.candidates(goal, theorem, k, applicable_only, uses)
         return {
@@ -193,7 +201,7 @@ class PremiseRetriever:
         applicable_only: bool = False,
         uses: tuple[Use, ...] = ("any",),
     ) -> tuple[list[Candidate], Scope | None, np.ndarray]:
-        """BM25's best ``RERANK_FACTOR * k`` premises for ``goal`` that ``theorem`` may
+        """BM25's best ``RERANK_FACTOR[ranking] * k`` premises for ``goal`` that ``theorem`` may
         see, each with its features and score per use (unordered); the scope and the
         BM25 scores of every premise come with them."""
         scope, mask = self.scopes.get(theorem.name, theorem.extra)
@@ -209,7 +217,7 @@ class PremiseRetriever:
         if applicable_only:
             scores[~self.applicable] = 0.0
         candidates = np.flatnonzero(scores > 0)
-        wanted = RERANK_FACTOR * k
+        wanted = self.rerank_factor * k
         if len(candidates) > wanted:
             candidates = candidates[np.argpartition(-scores[candidates], wanted - 1)[:wanted]]
         candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
@@ -250,7 +258,7 @@ class PremiseRetriever:
                 else:
                     fit = 0
                 vectors[use] = ranking.features(facts, fit)
-                ranked[use] = ranking.sort_key(use, vectors[use])
+                ranked[use] = ranking.sort_key(use, vectors[use], self.fitted)
             qualified = self.names[premise]
             rows.append(Candidate(vectors, ranked, premise, qualified, coverage))
         return rows, scope, scores

@@ -1,5 +1,9 @@
 """The order of premise candidates: a linear score over a few features of (goal, premise).
 
+Not the default (``--gen-option premise_ranking=fitted`` turns it on): it finds the
+premise a traced step used more often than the hand-fixed order, on every library
+measured, but did not pass the tuning-slice rule for a new default (docs/generators.md).
+
 BM25 picks the candidates; what decides which of them a tactic gets is a score
 ``w · f`` with one weight vector per use (``apply``, ``rewrite``, ``any``). The features
 say how well the premise matches the goal (coverage, same conclusion shape, BM25 score
@@ -40,8 +44,11 @@ FEATURES = (
     "log_uses",
 )
 
-#: Where :func:`features` puts what :func:`sort_key` reads for ``hints``.
+#: Where :func:`features` puts what :func:`sort_key` reads for the hand-fixed order.
 COVERAGE, LOG_BM25, FITS, FITS_EXACTLY = 0, 2, 4, 5
+
+#: The orders a retriever may use (``premise_ranking`` of the knn generators).
+RANKINGS = ("fitted", "match")
 
 #: Fitted weights (``benchmarks/premise_weights.py --index STDLIB_TRACE --exclude
 #: EVAL.jsonl``; seed 1, 300 steps of gradient ascent, L2 0.01). ``any`` has no fit
@@ -91,14 +98,15 @@ def score(use: Use, vector: tuple[float, ...]) -> float:
     return sum(w * f for w, f in zip(WEIGHTS[use], vector, strict=True))
 
 
-def sort_key(use: Use, vector: tuple[float, ...]) -> tuple[float, ...]:
+def sort_key(use: Use, vector: tuple[float, ...], fitted: bool = True) -> tuple[float, ...]:
     """Where a candidate goes for ``use`` (smaller first).
 
-    ``hints`` keeps the order the fitted score replaced (fits the goal exactly, then
-    fits, then coverage, then BM25): the weights were fitted to find the one premise a
+    ``fitted=False`` gives the hand-fixed order (fits the goal exactly, then fits the
+    use, then coverage, then BM25): the default (``--gen-option premise_ranking=match``),
+    and always the order of ``hints``: the weights were fitted to find the one premise a
     step names, and on the tuning slices the proofs that hint lists found were lost when
-    the hint list followed them (docs/generators.md)."""
-    if use == "hints":
-        fit = 2.0 if vector[FITS_EXACTLY] else vector[FITS]
-        return (-fit, -vector[COVERAGE], -vector[LOG_BM25])
-    return (-score(use, vector),)
+    the hint lists followed them (docs/generators.md)."""
+    if fitted and use != "hints":
+        return (-score(use, vector),)
+    fit = 0.0 if use == "any" else 2.0 if vector[FITS_EXACTLY] else vector[FITS]
+    return (-fit, -vector[COVERAGE], -vector[LOG_BM25])

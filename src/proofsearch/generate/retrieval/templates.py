@@ -17,6 +17,7 @@ When the theorem's header imports ssreflect, the ssreflect forms are offered too
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
@@ -60,8 +61,9 @@ class PremiseTemplateGenerator(TacticGenerator):
         premises: int = 8,
         eauto_premises: int = 4,
         hypotheses: int = 2,
+        ranking: str = "match",
     ) -> None:
-        self.retriever = PremiseRetriever(corpus)
+        self.retriever = PremiseRetriever(corpus, ranking)
         self.premises = premises
         self.eauto_premises = eauto_premises
         self.hypotheses = hypotheses
@@ -99,6 +101,6 @@ class PremiseTemplateGenerator(TacticGenerator):
         return best_unique(out, n)
 
 
-def make_premise_templates(index: str, **options: int) -> PremiseTemplateGenerator:
+def make_premise_templates(index: str, **options: Any) -> PremiseTemplateGenerator:
     """The ``premises`` generator on the trace folder ``index``."""
     return PremiseTemplateGenerator(load_corpus(index), **options)
