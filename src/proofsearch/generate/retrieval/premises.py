@@ -226,7 +226,12 @@ class PremiseRetriever:
         bm25_ranks = np.searchsorted(descending, descending, side="left").tolist()
         goal_shape, goal_skeleton, goal_bag = self._goal_profile(goal)
         goal_symbols = set(tokens(goal.conclusion))
-        uses_seen = self.uses.visible_counts(candidates.tolist(), scope)
+        # Use counts matter only to the fitted score (the default order reads no count).
+        uses_seen = (
+            self.uses.visible_counts(candidates.tolist(), scope)
+            if self.fitted
+            else np.zeros(len(candidates))
+        )
         required = set(self.corpus.table.requires[scope.module]) if scope is not None else set()
         rows: list[Candidate] = []
         for row, premise in enumerate(candidates.tolist()):
