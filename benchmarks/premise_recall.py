@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import cast
 
-from proofsearch.generate.knn.corpus import TraceSet, load_corpus
+from proofsearch.generate.knn.corpus import TraceCorpus, TraceSet, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.generate.knn.scope import ScopeError
 from proofsearch.generate.retrieval.premises import PremiseRetriever
@@ -60,6 +60,36 @@ def _excluded(paths: list[str]) -> set[tuple[str, str]]:
     return out
 
 
+def named_steps(
+    corpus: TraceCorpus, source_index: list[str] | str, exclude: list[str], seed: int
+) -> tuple[list[str], dict[str, list[int]], dict[str, int], list[tuple[ProofStep, str]]]:
+    """The index's premise names, its short-name table (every dotted suffix but the
+    whole name), each premise's line, and the traced steps of ``source_index`` that name
+    one premise of the index first (with that name), the lemmas of ``exclude`` left out,
+    shuffled with ``seed``."""
+    names = [corpus.premise_names[i] for i in range(len(corpus.premise_names))]
+    by_short: dict[str, list[int]] = {}
+    for number, qualified in enumerate(names):
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            by_short.setdefault(".".join(parts[cut:]), []).append(number)
+    premise_line = {name: int(corpus.arrays["premise_line"][i]) for i, name in enumerate(names)}
+    excluded = _excluded(exclude)
+    source = TraceSet(source_index)
+    found: list[tuple[ProofStep, str]] = []
+    for record in source.files():
+        for step in source.steps(record.module):
+            match = _USES.match(step.tactic)
+            if not match or not step.goals or match.group(1) not in by_short:
+                continue
+            short = step.lemma.removeprefix(step.module + ".")
+            if (step.file, short) in excluded or step.lemma not in premise_line:
+                continue
+            found.append((step, match.group(1)))
+    random.Random(seed).shuffle(found)
+    return names, by_short, premise_line, found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", action="append", required=True)
@@ -81,26 +111,9 @@ def main() -> int:
     args = parser.parse_args()
     corpus = load_corpus(args.index)
     retriever = PremiseRetriever(corpus, args.ranking)
-    by_short: dict[str, list[int]] = {}
-    names = [corpus.premise_names[i] for i in range(len(corpus.premise_names))]
-    for number, qualified in enumerate(names):
-        parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            by_short.setdefault(".".join(parts[cut:]), []).append(number)
-    premise_line = {name: int(corpus.arrays["premise_line"][i]) for i, name in enumerate(names)}
-    excluded = _excluded(args.exclude)
-    source = TraceSet(args.modules_of or args.index)
-    candidates: list[tuple[ProofStep, str]] = []
-    for record in source.files():
-        for step in source.steps(record.module):
-            match = _USES.match(step.tactic)
-            if not match or not step.goals or match.group(1) not in by_short:
-                continue
-            short = step.lemma.removeprefix(step.module + ".")
-            if (step.file, short) in excluded or step.lemma not in premise_line:
-                continue
-            candidates.append((step, match.group(1)))
-    random.Random(args.seed).shuffle(candidates)
+    names, by_short, premise_line, candidates = named_steps(
+        corpus, args.modules_of or args.index, args.exclude, args.seed
+    )
     found_at: list[int | None] = []
     kinds: list[str] = []
     seconds: list[float] = []

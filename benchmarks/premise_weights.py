@@ -16,17 +16,15 @@ code and for the fitted ones, and the weights fitted on all steps are printed la
 from __future__ import annotations
 
 import argparse
-import random
 import zlib
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 
-from premise_recall import _USES, _excluded, match_end
-from proofsearch.generate.knn.corpus import TraceSet, load_corpus
+from premise_recall import match_end, named_steps
+from proofsearch.generate.knn.corpus import load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.knn.premise_uses import suffix_table
 from proofsearch.generate.knn.scope import ScopeError
 from proofsearch.generate.retrieval import ranking
 from proofsearch.generate.retrieval.premises import PremiseRetriever
@@ -49,22 +47,9 @@ class Step:
 def collect(args: argparse.Namespace) -> list[Step]:
     corpus = load_corpus(args.index)
     retriever = PremiseRetriever(corpus, "fitted")
-    names = [corpus.premise_names[i] for i in range(len(corpus.premise_names))]
-    by_suffix = suffix_table(names)
-    line_of = {name: int(corpus.arrays["premise_line"][i]) for i, name in enumerate(names)}
-    excluded = _excluded(args.exclude)
-    source = TraceSet(args.modules_of or args.index)
-    found = []
-    for record in source.files():
-        for step in source.steps(record.module):
-            match = _USES.match(step.tactic)
-            if not match or not step.goals or match.group(1) not in by_suffix:
-                continue
-            short = step.lemma.removeprefix(step.module + ".")
-            if (step.file, short) in excluded or step.lemma not in line_of:
-                continue
-            found.append((step, match.group(1)))
-    random.Random(args.seed).shuffle(found)
+    _, by_suffix, line_of, found = named_steps(
+        corpus, args.modules_of or args.index, args.exclude, args.seed
+    )
     out: list[Step] = []
     for step, name in found[: args.steps]:
         place = {"module": step.module, "line": line_of[step.lemma]}
@@ -78,11 +63,12 @@ def collect(args: argparse.Namespace) -> list[Step]:
         targets = set(by_suffix[name])
         if not rows:
             continue
+        each: Use
         for each in (use, "any"):
             out.append(
                 Step(
                     step.lemma,
-                    cast(Use, each),
+                    each,
                     np.array([row.features[each] for row in rows]),
                     np.array([row.premise in targets for row in rows]),
                     np.array([ranking.score(each, row.features[each]) for row in rows]),
