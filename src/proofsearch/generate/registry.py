@@ -133,7 +133,8 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
     ranking = options.get("premise_ranking")
     if ranking is not None and ranking not in ("fitted", "match"):
         raise ValueError(
-            f"--gen-option premise_ranking={ranking}: choose match (the default) or fitted"
+            f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default) "
+            "or fitted"
         )
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
