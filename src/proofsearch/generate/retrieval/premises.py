@@ -73,8 +73,8 @@ class RetrievedPremise:
 class Candidate(NamedTuple):
     """A BM25 candidate on its way to being ranked for each use."""
 
-    #: Per use: its features and its place (:func:`.ranking.sort_key`; smaller first,
-    #: then the shorter name).
+    #: Per use: its features (fitted order only) and its place (smaller first, then the
+    #: shorter name).
     features: dict[Use, tuple[float, ...]]
     key: dict[Use, tuple[float, ...]]
     premise: int
@@ -173,7 +173,7 @@ class PremiseRetriever:
         uses: tuple[Use, ...] = ("any",),
     ) -> dict[Use, list[RetrievedPremise]]:
         """The ``k`` best premises for each use, from one BM25 pass, in the retriever's
-        order (:func:`.ranking.sort_key`): whether the premise fits the use (``apply``: a
+        order (:mod:`.ranking`): whether the premise fits the use (``apply``: a
         conclusion that may unify with the goal's, :mod:`.skeleton`; ``rewrite``: an
         equation with a side whose symbols all occur in the goal's conclusion; ``any``
         and ``hints``: as ``apply``, ``any`` asking no fit) and how well it matches the
@@ -224,35 +224,37 @@ class PremiseRetriever:
         # A candidate's BM25 rank: how many score higher (copies of one lemma tie).
         descending = -scores[candidates]
         bm25_ranks = np.searchsorted(descending, descending, side="left").tolist()
+        uses_seen: list[float] = []
+        required: set[int] = set()
         goal_shape, goal_skeleton, goal_bag = self._goal_profile(goal)
         goal_symbols = set(tokens(goal.conclusion))
-        # Use counts matter only to the fitted score (the default order reads no count).
-        uses_seen = (
-            self.uses.visible_counts(candidates.tolist(), scope)
-            if self.fitted
-            else np.zeros(len(candidates))
-        )
-        required = set(self.corpus.table.requires[scope.module]) if scope is not None else set()
+        # Use counts and the other features matter only to the fitted score.
+        if self.fitted:
+            uses_seen = self.uses.visible_counts(candidates.tolist(), scope).tolist()
+            required = set(self.corpus.table.requires[scope.module]) if scope else set()
         rows: list[Candidate] = []
         for row, premise in enumerate(candidates.tolist()):
             premise_shape, premise_skeleton, premise_sides, bag, length = self._premise_profile(
                 premise
             )
             coverage = 1.0 if premise_shape == goal_shape else 0.99 * _cosine(goal_bag, bag)
-            module = int(self.module[premise])
-            facts = CandidateFacts(
-                coverage=coverage,
-                bm25=float(scores[premise]),
-                bm25_rank=bm25_ranks[row],
-                lines_above=(
-                    scope.line - int(self.line[premise])
-                    if scope is not None and module == scope.module
-                    else None
-                ),
-                statement_tokens=length,
-                required_directly=module in required,
-                uses=float(uses_seen[row]),
-            )
+            bm25 = float(scores[premise])
+            facts: CandidateFacts | None = None
+            if self.fitted:
+                module = int(self.module[premise])
+                facts = CandidateFacts(
+                    coverage=coverage,
+                    bm25=bm25,
+                    bm25_rank=bm25_ranks[row],
+                    lines_above=(
+                        scope.line - int(self.line[premise])
+                        if scope is not None and module == scope.module
+                        else None
+                    ),
+                    statement_tokens=length,
+                    required_directly=module in required,
+                    uses=uses_seen[row],
+                )
             ranked: dict[Use, tuple[float, ...]] = {}
             vectors: dict[Use, tuple[float, ...]] = {}
             for use in uses:
@@ -262,8 +264,11 @@ class PremiseRetriever:
                     fit = int(rewrites(premise_sides, goal_symbols))
                 else:
                     fit = 0
-                vectors[use] = ranking.features(facts, fit)
-                ranked[use] = ranking.sort_key(use, vectors[use], self.fitted)
+                if facts is not None and use != "hints":
+                    vectors[use] = ranking.features(facts, fit)
+                    ranked[use] = (-ranking.score(use, vectors[use]),)
+                else:
+                    ranked[use] = ranking.hand_order(use, fit, coverage, bm25)
             qualified = self.names[premise]
             rows.append(Candidate(vectors, ranked, premise, qualified, coverage))
         return rows, scope, scores

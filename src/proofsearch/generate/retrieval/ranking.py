@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: What a premise is wanted for (:meth:`PremiseRetriever.retrieve_for`). ``hints``: the
-#: hint list of ``eauto using …``, in the former hand-fixed order (:func:`sort_key`).
+#: hint list of ``eauto using …``, always in the hand-fixed order (:func:`hand_order`).
 Use = Literal["any", "apply", "rewrite", "hints"]
 
 #: The features, in the order of the weights.
@@ -43,9 +43,6 @@ FEATURES = (
     "required_directly",
     "log_uses",
 )
-
-#: Where :func:`features` puts what :func:`sort_key` reads for the hand-fixed order.
-COVERAGE, LOG_BM25, FITS, FITS_EXACTLY = 0, 2, 4, 5
 
 #: The orders a retriever may use (``premise_ranking`` of the knn generators).
 RANKINGS = ("fitted", "match")
@@ -98,15 +95,12 @@ def score(use: Use, vector: tuple[float, ...]) -> float:
     return sum(w * f for w, f in zip(WEIGHTS[use], vector, strict=True))
 
 
-def sort_key(use: Use, vector: tuple[float, ...], fitted: bool = True) -> tuple[float, ...]:
-    """Where a candidate goes for ``use`` (smaller first).
+def hand_order(use: Use, fit: int, coverage: float, bm25: float) -> tuple[float, ...]:
+    """Where a candidate goes in the hand-fixed order (smaller first): fits the goal
+    exactly, then fits the use (``any`` asks no fit), then coverage, then BM25.
 
-    ``fitted=False`` gives the hand-fixed order (fits the goal exactly, then fits the
-    use, then coverage, then BM25): the default (``--gen-option premise_ranking=match``),
-    and always the order of ``hints``: the weights were fitted to find the one premise a
-    step names, and on the tuning slices the proofs that hint lists found were lost when
-    the hint lists followed them (docs/generators.md)."""
-    if fitted and use != "hints":
-        return (-score(use, vector),)
-    fit = 0.0 if use == "any" else 2.0 if vector[FITS_EXACTLY] else vector[FITS]
-    return (-fit, -vector[COVERAGE], -vector[LOG_BM25])
+    The default (``--gen-option premise_ranking=match``), and always the order of
+    ``hints``: the weights were fitted to find the one premise a step names, and on the
+    tuning slices the proofs that hint lists found were lost when the hint lists
+    followed them (docs/generators.md)."""
+    return (-(0.0 if use == "any" else float(fit)), -coverage, -bm25)
