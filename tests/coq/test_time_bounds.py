@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.env.coq import CoqConfig, CoqProver
+from proofsearch.env.coq.backend import batch_before
 from proofsearch.env.coq.checker import check_proof
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
@@ -84,6 +85,29 @@ def test_qed_gets_the_budget_left_but_at_least_the_tactic_limit(prover: CoqProve
         assert session.qed_limit(3) == 3
         session.deadline = time.perf_counter() + 1000
         assert 990 <= session.qed_limit(3) <= 1000
+
+
+def test_no_tactic_starts_after_the_deadline(prover: CoqProver) -> None:
+    # Ten tactics that each run to the 1 s limit, one expansion: run to its end it took
+    # 10 s against a 3 s budget. Sent in batches that fit the time left, the search stops
+    # within about one tactic's limit (and the kill grace) of the deadline.
+    slow = [f"do {10**8 + i} (idtac)" for i in range(10)]
+    searcher = BestFirstSearchProver(prover, Fixed(*slow), SearchConfig(timeout=3))
+    result = searcher.search(QUICK)
+    assert result.status is Status.OPEN, result
+    assert 1 <= result.num_tactic_applications <= 4, result.num_tactic_applications
+    assert result.total_time < 3 + 1 + 2 + 1.5, result.total_time
+    assert sum(result.extra["timeouts"].values()) == result.num_tactic_applications
+
+
+def test_batches_fit_the_time_left() -> None:
+    pending = list(range(64))
+    assert batch_before(pending, 2, None) == (pending, 2)  # no deadline: one batch
+    assert batch_before(pending, 2, 20.5) == (pending[:10], 2)  # 10 × 2 s fit in 20.5 s
+    assert batch_before(pending, 2, 1.2) == (pending[:1], 2)  # one, its limit 2 s
+    assert batch_before(pending, 2, 0.3) == (pending[:1], 1)  # one, cut to 1 s
+    assert batch_before(pending, 2, 0.0) == ([], 2)  # the deadline passed: none
+    assert batch_before([3, 4], 1, 50.0) == ([3, 4], 1)
 
 
 def test_the_recheck_is_bounded() -> None:

@@ -38,6 +38,7 @@ class GraphSession(ProofSession):
 
     def apply(self, state: ProofState, tactic: str, timeout: float | None = None) -> Outcome:
         self.prover.applied.append((state.key, tactic))
+        self.prover.started.append(time.perf_counter())
         if self.prover.delay:
             time.sleep(self.prover.delay)
         target = self.prover.edges.get(state.key, {}).get(tactic)
@@ -58,6 +59,8 @@ class GraphProver(Prover):
         self.delay = delay
         self.stats = ProverStats()
         self.applied: list[tuple[str, str]] = []
+        #: When each tactic started (``time.perf_counter()``).
+        self.started: list[float] = []
         self.checked: list[list[str]] = []
 
     @classmethod

@@ -84,6 +84,19 @@ def test_proof_found_in_the_step_that_crosses_the_deadline_counts() -> None:
     assert result.total_time > 0.4
 
 
+def test_no_tactic_starts_after_the_deadline() -> None:
+    # One expansion of ten tactics of 0.1 s each against a 0.25 s budget: the tactics
+    # that would start after the deadline are not run. Starts are at least 0.1 s apart
+    # and all within the budget, so at most three run whatever the machine's load.
+    edges = {"root": {f"t{i}": f"S{i}" for i in range(10)}}
+    table = {"root": [(f"t{i}", -0.1 * i) for i in range(10)]}
+    result, prover, _ = search(edges, table, timeout=0.25, delay=0.1)
+    assert result.status is Status.OPEN
+    assert 1 <= len(prover.started) <= 3
+    assert result.num_tactic_applications == len(prover.started)
+    assert prover.started[-1] - prover.started[0] < 0.25
+
+
 def test_identical_states_merge_and_better_path_raises_priority() -> None:
     edges = {
         "root": {"bad": "X", "a": "A", "c": "C"},

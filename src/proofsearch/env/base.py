@@ -8,6 +8,7 @@ state after its process dies.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -142,10 +143,25 @@ class ProofSession(ABC):
         """Run ``tactic`` on ``state`` under a time limit in seconds."""
 
     def apply_all(
-        self, state: ProofState, tactics: Sequence[str], timeout: float | None = None
+        self,
+        state: ProofState,
+        tactics: Sequence[str],
+        timeout: float | None = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
-        """Run each tactic on the same state; backends override this to pipeline."""
-        return [self.apply(state, tactic, timeout) for tactic in tactics]
+        """Run each tactic on the same state; backends override this to pipeline.
+
+        With a ``deadline`` (a ``time.perf_counter()`` value) no tactic starts after it:
+        the outcomes are those of a prefix of ``tactics``, the ones that ran. A search's
+        stage ends at its deadline; 64 tactics run to their end could overrun it by
+        minutes when some of them run to the per-tactic limit.
+        """
+        outcomes: list[Outcome] = []
+        for tactic in tactics:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            outcomes.append(self.apply(state, tactic, timeout))
+        return outcomes
 
     def close(self) -> None:
         """Release what the session holds (the prover's processes stay for reuse)."""

@@ -4,7 +4,8 @@ Semantics follow LeanAgent's and ReProver's ``BestFirstSearchProver``: the node 
 highest cumulative log-probability is expanded next; the outcome is ``proved``,
 ``failed`` (tree exhausted) or ``open`` (budget spent). Their known faults are fixed:
 
-* a proof found in the expansion that crosses the deadline still counts;
+* a proof found in the expansion that crosses the deadline still counts, but no tactic
+  starts after it (a stage keeps to its share, a theorem to its budget);
 * ``max_expansions`` is exact (never one more);
 * identical states are one node, and a better path raises a node's priority;
 * the reported proof is the shortest found, and it is reported only after the prover
@@ -354,11 +355,13 @@ class BestFirstSearchProver:
                 s for s in suggestions
                 if s.tactic not in node.tried and not clock.too_slow(s.tactic)
             ]  # fmt: skip
-            node.tried.update(s.tactic for s in suggestions)
             tactics = [s.tactic for s in suggestions]
             with clock.environment.running():
-                outcomes = session.apply_all(node.state, tactics, config.tactic_timeout)
-            clock.applications += len(tactics)
+                outcomes = session.apply_all(node.state, tactics, config.tactic_timeout, deadline)
+            # Past the deadline the rest did not start: they are not tried.
+            suggestions = suggestions[: len(outcomes)]
+            node.tried.update(s.tactic for s in suggestions)
+            clock.applications += len(outcomes)
             for suggestion, outcome in zip(suggestions, outcomes, strict=True):
                 if isinstance(outcome, Proved):
                     found.append([*node.shortest_path(), suggestion.tactic])

@@ -246,6 +246,22 @@ class CoqProver(Prover):
         return max(1, math.ceil(timeout if timeout is not None else self.config.tactic_timeout))
 
 
+def batch_before(pending: list[int], limit: int, left: float | None) -> tuple[list[int], int]:
+    """The tactics to send to coqidetop in one pipelined write, and their limit in
+    seconds, with ``left`` seconds to the deadline: all of them without a deadline;
+    otherwise as many as can each run to the limit in the time left (at least one, its
+    limit cut to the time left), none once the deadline has passed. Sent calls cannot be
+    taken back, so this keeps a search from running past its deadline by more than about
+    one tactic's limit.
+    """
+    if left is None:
+        return pending, limit
+    if left <= 0:
+        return [], limit
+    count = max(1, int(left // limit))
+    return pending[:count], min(limit, max(1, math.ceil(left)))
+
+
 class CoqSession(ProofSession):
     """One theorem opened in a :class:`CoqProver`."""
 
@@ -262,7 +278,11 @@ class CoqSession(ProofSession):
         return self.apply_all(state, [tactic], timeout)[0]
 
     def apply_all(
-        self, state: ProofState, tactics: Sequence[str], timeout: float | None = None
+        self,
+        state: ProofState,
+        tactics: Sequence[str],
+        timeout: float | None = None,
+        deadline: float | None = None,
     ) -> list[Outcome]:
         prover = self.prover
         limit = prover.tactic_limit(timeout)
@@ -277,7 +297,11 @@ class CoqSession(ProofSession):
         attempts = 0
         crashes: dict[int, int] = {}
         while pending:
-            done = self._run_batch(state, pending, sentences, limit, outcomes, crashes)
+            left = None if deadline is None else deadline - time.perf_counter()
+            batch, batch_limit = batch_before(pending, limit, left)
+            if not batch:
+                break
+            done = self._run_batch(state, batch, sentences, batch_limit, outcomes, crashes)
             pending = [i for i in pending if i not in outcomes]
             if not done:
                 attempts += 1
@@ -285,8 +309,9 @@ class CoqSession(ProofSession):
                     for i in pending:
                         outcomes[i] = TacticError("coqidetop keeps failing")
                     break
-        prover.stats.applications += len(tactics)
-        return [outcomes[i] for i in range(len(tactics))]
+        ran = next((i for i in range(len(tactics)) if i not in outcomes), len(tactics))
+        prover.stats.applications += ran
+        return [outcomes[i] for i in range(ran)]
 
     def _node_line(self, state: ProofState) -> list[str]:
         return [*self.prefix, *(self._wrap(t, None) for t in state.path)]
