@@ -30,14 +30,15 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from proofsearch.generate.knn.features import FEATURES_VERSION, SCALE, feature_hash, goal_features
-from proofsearch.generate.knn.goals import bound_names, parse_first_goal, tokens
+from proofsearch.generate.knn.goals import bound_names, parse_first_goal
 from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
 from proofsearch.generate.knn.names import record_names
+from proofsearch.generate.knn.notation import matching_tokens
 from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 4
+CORPUS_VERSION = 5
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -117,8 +118,9 @@ def clean_tactic(text: str) -> str:
 
 
 def premise_terms(statement: str) -> Counter[str]:
-    """The symbols of a statement, bound names and punctuation left out."""
-    found = tokens(statement)
+    """The symbols of a statement, bound names and punctuation left out, in the form
+    goals and statements are compared in (:mod:`.notation`)."""
+    found = matching_tokens(statement)
     bound = bound_names(found)
     return Counter(t for t in found if t not in bound and t not in ("(", ")", ","))
 

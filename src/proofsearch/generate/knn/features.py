@@ -48,6 +48,8 @@ _LEVEL = {
     "==": 70, "=?": 70, "<=?": 70, "<?": 70,
     "++": 60, "::": 60, "+": 50, "-": 50, "||": 50, "*": 40, "/": 40, "&&": 40, "^": 30,
 }  # fmt: skip
+#: Operator → its level, for the modules that write terms back (:mod:`.notation`).
+OPERATOR_LEVELS = _LEVEL
 _BINDER_HEADS = frozenset({"forall", "exists", "exists2", "fun", "∀", "∃", "λ"})
 #: Operators whose operands' type is worth a feature (the connectives are on Prop).
 _TYPED = frozenset(op for op, level in _LEVEL.items() if level <= 70)

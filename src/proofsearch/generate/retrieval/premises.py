@@ -38,7 +38,8 @@ from proofsearch.generate.knn.features import (
     local_types,
     typed_operators,
 )
-from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
+from proofsearch.generate.knn.goals import ParsedGoal, bound_names
+from proofsearch.generate.knn.notation import matching_tokens
 from proofsearch.generate.knn.premise_uses import PremiseUses
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.generate.retrieval import ranking
@@ -89,7 +90,7 @@ def query_terms(goal: ParsedGoal) -> dict[str, float]:
     for text, weight in [(h.type, HYPOTHESIS_WEIGHT) for h in goal.hypotheses] + [
         (goal.conclusion, CONCLUSION_WEIGHT)
     ]:
-        found = tokens(text)
+        found = matching_tokens(text)
         hidden = local | bound_names(found)
         for token in found:
             if token in hidden or token in ("(", ")", ","):
@@ -227,7 +228,7 @@ class PremiseRetriever:
         uses_seen: list[float] = []
         required: set[int] = set()
         goal_shape, goal_skeleton, goal_bag = self._goal_profile(goal)
-        goal_symbols = set(tokens(goal.conclusion))
+        goal_symbols = set(matching_tokens(goal.conclusion))
         # Use counts and the other features matter only to the fitted score.
         if self.fitted:
             uses_seen = self.uses.visible_counts(candidates.tolist(), scope).tolist()
@@ -328,10 +329,10 @@ class PremiseRetriever:
         local = set(goal.hypothesis_names)
         counts: dict[str, float] = {}
         for hypothesis in goal.hypotheses:
-            found = tokens(hypothesis.type)
+            found = matching_tokens(hypothesis.type)
             for symbol in _symbols(found, local | bound_names(found)):
                 counts[symbol] = counts.get(symbol, 0.0) + HYPOTHESIS_WEIGHT
-        found = tokens(goal.conclusion)
+        found = matching_tokens(goal.conclusion)
         hidden = local | bound_names(found)
         types = {**local_types(goal), **binder_types(found)}
         for symbol in _symbols(found, hidden) + typed_operators(found, types):
@@ -344,7 +345,7 @@ class PremiseRetriever:
     ) -> tuple[str, Skeleton | None, Sides, dict[str, float], int]:
         cached = self._profiles.get(premise)
         if cached is None:
-            found = tokens(self.statements[premise])
+            found = matching_tokens(self.statements[premise])
             hidden = bound_names(found)
             ending = conclusion(found)
             cached = (

@@ -1,0 +1,223 @@
+"""Statements and goals brought to one printed form, for matching premises to goals.
+
+Coq prints a term with the notations of the scopes open where it prints it. A goal of
+``Zdiv.v`` reads ``a * c / (b * c) = a / b``; the same lemma found by ``Search _ inside
+Z`` after ``End Z`` (what ``Include`` put in ``Z``, :mod:`proofsearch.trace.premises`)
+reads ``Z.div (Z.mul a c) (Z.mul b c) = Z.div a b``; and ``Decidable.decidable`` in one
+is ``decidable`` in the other. 2,712 of the stdlib's 31,698 premises (``BinInt.Z.*``,
+``BinNat.N.*``: the main arithmetic libraries) were printed without their notations, so
+their symbols, skeletons and shapes never matched a goal's, and premise retrieval did
+not find ``Z.add_move_l`` or ``Z.div_mul_cancel_r`` for goals they prove in one step.
+
+:func:`matching_tokens` rewrites the token list of a printed term:
+
+* an arithmetic or comparison function of a number type applied to its operands,
+  ``Z.add a b``, becomes the infix notation Coq prints, ``a + b``, with parentheses only
+  where Coq's levels need them (so the result reads as a goal printed with the
+  notation does);
+* ``Z0`` and ``N0`` are ``0``;
+* a qualified name keeps its last component, and the number-type module before it
+  (``Coq.ZArith.BinInt.Z.abs`` → ``Z.abs``, ``Decidable.decidable`` → ``decidable``):
+  how much of a name Coq prints depends on what is imported where it prints.
+
+Only what retrieval compares goes through it: the premise index's terms, the premises'
+skeletons and shapes, and the goal's query (:mod:`proofsearch.generate.retrieval.premises`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from proofsearch.generate.knn.features import OPERATOR_LEVELS
+from proofsearch.generate.knn.goals import tokens
+
+#: Modules whose name says the type their functions work on: kept before a name.
+TYPE_MODULES = frozenset({"Z", "N", "Pos", "Nat", "Q", "R"})
+_BINARY_BY_SHORT = {
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "modulo": "mod", "pow": "^",
+    "le": "<=", "lt": "<", "ge": ">=", "gt": ">", "eqb": "=?", "leb": "<=?", "ltb": "<?",
+}  # fmt: skip
+#: Function → infix operator (two operands).
+BINARY: dict[str, str] = {
+    **{f"{m}.{short}": op for m in TYPE_MODULES for short, op in _BINARY_BY_SHORT.items()},
+    "Rplus": "+", "Rminus": "-", "Rmult": "*", "Rdiv": "/",
+    "Rle": "<=", "Rlt": "<", "Rge": ">=", "Rgt": ">",
+    "Qplus": "+", "Qminus": "-", "Qmult": "*", "Qdiv": "/", "Qle": "<=", "Qlt": "<", "Qeq": "==",
+}  # fmt: skip
+#: Constructors Coq prints as numerals in their type's scope.
+NUMERALS = {"Z0": "0", "N0": "0"}
+#: Function → prefix operator (one operand).
+UNARY = {"Z.opp": "-", "Q.opp": "-", "Qopp": "-", "Ropp": "-"}
+#: Coq's levels of the operators written here, and which side may hold the same level
+#: without parentheses ("left" / "right" associative, "" neither).
+_LEVELS: dict[str, tuple[int, str]] = {
+    "+": (50, "left"), "-": (50, "left"), "*": (40, "left"), "/": (40, "left"),
+    "mod": (40, ""), "^": (30, "right"),
+    **dict.fromkeys(("<=", "<", ">=", ">", "=?", "<=?", "<?", "=="), (70, "")),
+}  # fmt: skip
+#: Levels of every operator a neighbour of a rewritten application may be.
+_NEIGHBOUR_LEVELS = {**OPERATOR_LEVELS, "mod": 40}
+#: The level of an application (``f x``) and of an atom.
+_APPLICATION, _ATOM = 10, 0
+#: Level of the prefix minus.
+_NEGATION = 35
+
+#: A parsed term: a token, or a parenthesised group of terms.
+Item = str | list["Item"]
+
+
+class _Written(list):  # type: ignore[type-arg]
+    """A rewritten application placed among other items, and its level."""
+
+    def __init__(self, items: list[Item], level: int) -> None:
+        super().__init__(items)
+        self.level = level
+
+
+def short_name(token: str) -> str:
+    """A qualified name's last component, with a number-type module before it kept."""
+    if "." not in token or not token[:1].isalpha():
+        return token
+    parts = token.split(".")
+    if len(parts) >= 2 and parts[-2] in TYPE_MODULES:
+        return f"{parts[-2]}.{parts[-1]}"
+    return parts[-1]
+
+
+def _group(found: list[str]) -> list[Item]:
+    """Tokens as nested groups (an unbalanced ``)`` is kept as a token)."""
+    stack: list[list[Item]] = [[]]
+    for token in found:
+        if token == "(":
+            stack.append([])
+        elif token == ")" and len(stack) > 1:
+            inner = stack.pop()
+            stack[-1].append(inner)
+        else:
+            stack[-1].append(token)
+    while len(stack) > 1:  # an unclosed group: its tokens stay in place
+        inner = stack.pop()
+        stack[-1].extend(["(", *inner])
+    return stack[0]
+
+
+def _is_operand(item: Item) -> bool:
+    """An argument of an application: a name, a number, or a group."""
+    return isinstance(item, list) or item[:1].isalnum() or item[:1] == "_"
+
+
+def _rewrite(items: list[Item]) -> tuple[list[Item], int]:
+    """``items`` with the applications of :data:`BINARY` / :data:`UNARY` written infix,
+    and the level of the result (an atom's when it is one item)."""
+    items = [
+        _rewrite_group(item) if isinstance(item, list) else NUMERALS.get(item, short_name(item))
+        for item in items
+    ]
+    out: list[Item] = []
+    level = _ATOM if len(items) == 1 else _APPLICATION
+    index = 0
+    while index < len(items):
+        item = items[index]
+        starts = index == 0 or not _is_operand(items[index - 1])
+        if isinstance(item, str) and starts and (item in BINARY or item in UNARY):
+            arity = 2 if item in BINARY else 1
+            operands = items[index + 1 : index + 1 + arity]
+            after = index + 1 + arity
+            if (
+                len(operands) == arity
+                and all(_is_operand(o) for o in operands)
+                and (after >= len(items) or not _is_operand(items[after]))
+            ):
+                written, written_level = _infix(item, operands)
+                if index == 0 and after >= len(items):
+                    return written, written_level
+                out.append(_Written(written, written_level))
+                index = after
+                continue
+        out.append(item)
+        index += 1
+    return _open_written(out), level
+
+
+def _open_written(items: list[Item]) -> list[Item]:
+    """Rewritten applications without parentheses where the operators next to them bind
+    more loosely (``n + m = p``, as Coq prints it, not ``(n + m) = p``)."""
+    out: list[Item] = []
+    for index, item in enumerate(items):
+        if isinstance(item, _Written):
+            neighbours = [items[j] for j in (index - 1, index + 1) if 0 <= j < len(items)]
+            bounds = [
+                _NEIGHBOUR_LEVELS.get(n, 200 if n in (",", "=>", ":") else -1)
+                for n in neighbours
+                if isinstance(n, str)
+            ]
+            if (
+                bounds
+                and all(item.level < bound for bound in bounds)
+                and len(bounds) == len(neighbours)
+            ):
+                out.extend(item)
+                continue
+            out.append(list(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _rewrite_group(group: list[Item]) -> list[Item]:
+    return _rewrite(group)[0]
+
+
+def _level(item: Item) -> int:
+    """The level of an operand as it would print without its parentheses."""
+    if not isinstance(item, list):
+        return _ATOM
+    negation = bool(item) and item[0] == "-"  # a prefix minus, not a binary one
+    depth0 = [i for i in item[int(negation) :] if isinstance(i, str)]
+    levels = [_NEIGHBOUR_LEVELS[t] for t in depth0 if t in _NEIGHBOUR_LEVELS]
+    if levels:
+        return max(levels)
+    if negation:
+        return _NEGATION
+    return _APPLICATION if len(item) > 1 else _ATOM
+
+
+def _operand(item: Item, allowed: int) -> list[Item]:
+    """An operand as items of the result: its group opened when its level allows."""
+    if isinstance(item, list) and _level(item) <= allowed:
+        return list(item)
+    return [item]
+
+
+def _infix(function: str, operands: list[Item]) -> tuple[list[Item], int]:
+    if function in UNARY:
+        return ["-", *_operand(operands[0], _NEGATION)], _NEGATION
+    operator = BINARY[function]
+    level, associativity = _LEVELS[operator]
+    left = level if associativity == "left" else level - 1
+    right = level if associativity == "right" else level - 1
+    return [*_operand(operands[0], left), operator, *_operand(operands[1], right)], level
+
+
+def _flatten(items: list[Item], out: list[str]) -> list[str]:
+    for item in items:
+        if isinstance(item, list):
+            out.append("(")
+            _flatten(item, out)
+            out.append(")")
+        else:
+            out.append(item)
+    return out
+
+
+@lru_cache(maxsize=65_536)
+def _matching(text: str) -> tuple[str, ...]:
+    found = tokens(text)
+    if not any("." in t or t in BINARY or t in UNARY or t in NUMERALS for t in found):
+        return tuple(found)
+    return tuple(_flatten(_rewrite(_group(found))[0], []))
+
+
+def matching_tokens(text: str) -> list[str]:
+    """The tokens of a printed term in the form retrieval compares (module docstring)."""
+    return list(_matching(text))

@@ -1,0 +1,114 @@
+"""Statements printed without their notations match goals printed with them.
+
+The statements below are as the stdlib trace recorded them for constants ``Include``
+put in ``BinInt.Z`` and ``PeanoNat.Nat`` (``Search _ inside Z`` after ``End Z``); the
+goals are as Coq prints the same terms under ``Z_scope``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.generate.knn_trace import goal, premise
+from tests.generate.strength_trace import write_records
+
+from proofsearch.generate.knn.corpus import build_corpus
+from proofsearch.generate.knn.goals import parse_first_goal, tokens
+from proofsearch.generate.knn.notation import matching_tokens, short_name
+from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.theorem import Theorem
+
+
+@pytest.mark.parametrize(
+    ("printed", "with_notations"),
+    [
+        (
+            "forall a b c : Z, b <> Z0 -> c <> Z0 -> Z.div (Z.mul a c) (Z.mul b c) = Z.div a b",
+            "forall a b c : Z, b <> 0 -> c <> 0 -> a * c / (b * c) = a / b",
+        ),
+        (
+            "forall n m p : Z, Z.add n m = p <-> m = Z.sub p n",
+            "forall n m p : Z, n + m = p <-> m = p - n",
+        ),
+        (
+            "forall a b q r : Z, Z.le Z0 r /\\ Z.lt r b \\/ Z.lt b r /\\ Z.le r Z0 -> "
+            "a = Z.add (Z.mul b q) r -> q = Z.div a b",
+            "forall a b q r : Z, 0 <= r /\\ r < b \\/ b < r /\\ r <= 0 -> "
+            "a = b * q + r -> q = a / b",
+        ),
+        # Parentheses where Coq's levels need them, and only there.
+        ("Z.mul (Z.add a b) c", "(a + b) * c"),
+        ("Z.add (Z.mul a b) c", "a * b + c"),
+        ("Z.sub a (Z.sub b c)", "a - (b - c)"),
+        ("Z.sub (Z.sub a b) c", "a - b - c"),
+        ("Z.pow (Z.pow a b) c", "(a ^ b) ^ c"),
+        ("Z.add (f x) (Z.opp y)", "f x + - y"),
+        # An application that is an argument stays one.
+        ("f (Z.add a b) c", "f (a + b) c"),
+        # Over-applied or partial: left as printed (but names shortened).
+        ("Z.add a b c = d", "Z.add a b c = d"),
+        ("map (Z.add a) l", "map (Z.add a) l"),
+        ("forall n m : nat, Decidable.decidable (n <= m)", "forall n m : nat, decidable (n <= m)"),
+        ("Coq.ZArith.BinInt.Z.abs (Nat.add n m)", "Z.abs (n + m)"),
+    ],
+)
+def test_statements_read_as_goals_print_them(printed: str, with_notations: str) -> None:
+    assert matching_tokens(printed) == tokens(with_notations)
+
+
+def test_goals_printed_with_notations_are_left_as_they_are() -> None:
+    printed = "forall x y : Z, x * y / (y * x) = (x + 1) mod y -> f (x - y) <= 0"
+    assert matching_tokens(printed) == tokens(printed)
+
+
+def test_names_keep_their_number_type() -> None:
+    assert short_name("Coq.ZArith.BinInt.Z.add_comm") == "Z.add_comm"
+    assert short_name("Coq.Logic.Decidable.decidable") == "decidable"
+    assert short_name("BinNums.Z") == "Z"
+    assert short_name("x") == "x"
+
+
+def _trace(root: Path) -> Path:
+    """BinInt's included lemmas as the trace prints them, and decoys printed with
+    notations whose symbols overlap the goals'."""
+    lib = "Lib.BinInt"
+    premises = [
+        premise(lib, "Z.div_mul_cancel_r",
+                "forall a b c : Z, b <> Z0 -> c <> Z0 -> "
+                "Z.div (Z.mul a c) (Z.mul b c) = Z.div a b", 10),
+        premise(lib, "Z.add_move_l", "forall n m p : Z, Z.add n m = p <-> m = Z.sub p n", 11),
+        premise(lib, "Z.le_decidable", "forall n m : Z, Decidable.decidable (Z.le n m)", 12),
+        premise(lib, "Z.div_mul", "forall a b : Z, b <> 0 -> a * b / b = a", 13),
+        premise(lib, "Z.mul_comm", "forall n m : Z, n * m = m * n", 14),
+        premise(lib, "Z.div_le_mono", "forall a b c : Z, 0 < c -> a <= b -> a / c <= b / c", 15),
+        premise(lib, "Z.sub_diag", "forall n : Z, n - n = 0", 16),
+        premise(lib, "Z.add_sub_assoc", "forall n m p : Z, n + (m - p) = n + m - p", 17),
+        premise(lib, "Z.le_refl", "forall n : Z, n <= n", 18),
+        premise(lib, "dec_not", "forall A : Prop, decidable A -> decidable (~ A)", 19),
+    ]  # fmt: skip
+    return write_records(root, {lib: []}, {}, {lib: premises})
+
+
+@pytest.mark.parametrize(
+    ("conclusion", "hypotheses", "wanted"),
+    [
+        ("a * c / (b * c) = a / b", ("a, b, c", "Z"), "Lib.BinInt.Z.div_mul_cancel_r"),
+        ("decidable (n <= m)", ("n, m", "Z"), "Lib.BinInt.Z.le_decidable"),
+    ],
+)
+def test_a_premise_printed_without_notations_is_found_for_its_goal(
+    tmp_path: Path, conclusion: str, hypotheses: tuple[str, str], wanted: str
+) -> None:
+    retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "trace")))
+    state = parse_first_goal(goal(conclusion, hypotheses).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 3, use="apply")
+    assert found[0].name == wanted
+    assert found[0].coverage == 1.0  # the goal's shape, once both read alike
+
+
+def test_a_rewrite_side_printed_without_notations_is_found(tmp_path: Path) -> None:
+    retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "trace")))
+    state = parse_first_goal(goal("x + y = z", ("x, y, z", "Z")).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 3, use="rewrite")
+    assert found[0].name == "Lib.BinInt.Z.add_move_l"  # its side ``n + m`` is in the goal
