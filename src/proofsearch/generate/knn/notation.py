@@ -48,15 +48,13 @@ BINARY: dict[str, str] = {
 NUMERALS = {"Z0": "0", "N0": "0"}
 #: Function → prefix operator (one operand).
 UNARY = {"Z.opp": "-", "Q.opp": "-", "Qopp": "-", "Ropp": "-"}
-#: Coq's levels of the operators written here, and which side may hold the same level
-#: without parentheses ("left" / "right" associative, "" neither).
-_LEVELS: dict[str, tuple[int, str]] = {
-    "+": (50, "left"), "-": (50, "left"), "*": (40, "left"), "/": (40, "left"),
-    "mod": (40, ""), "^": (30, "right"),
-    **dict.fromkeys(("<=", "<", ">=", ">", "=?", "<=?", "<?", "=="), (70, "")),
-}  # fmt: skip
-#: Levels of every operator a neighbour of a rewritten application may be.
-_NEIGHBOUR_LEVELS = {**OPERATOR_LEVELS, "mod": 40}
+#: Coq's level of each operator (``mod`` is a word, not among the features' operators).
+_LEVELS = {**OPERATOR_LEVELS, "mod": 40}
+#: Operators whose left / right operand may hold the same level without parentheses.
+_LEFT_ASSOCIATIVE = frozenset({"+", "-", "*", "/"})
+_RIGHT_ASSOCIATIVE = frozenset({"^"})
+#: Neighbours a rewritten application never needs parentheses next to.
+_SEPARATORS = frozenset({",", "=>", ":"})
 #: The level of an application (``f x``) and of an atom.
 _APPLICATION, _ATOM = 10, 0
 #: Level of the prefix minus.
@@ -146,22 +144,21 @@ def _open_written(items: list[Item]) -> list[Item]:
     for index, item in enumerate(items):
         if isinstance(item, _Written):
             neighbours = [items[j] for j in (index - 1, index + 1) if 0 <= j < len(items)]
-            bounds = [
-                _NEIGHBOUR_LEVELS.get(n, 200 if n in (",", "=>", ":") else -1)
-                for n in neighbours
-                if isinstance(n, str)
-            ]
-            if (
-                bounds
-                and all(item.level < bound for bound in bounds)
-                and len(bounds) == len(neighbours)
-            ):
+            if neighbours and all(item.level < _bound(n) for n in neighbours):
                 out.extend(item)
-                continue
-            out.append(list(item))
+            else:
+                out.append(list(item))
         else:
             out.append(item)
     return out
+
+
+def _bound(neighbour: Item) -> int:
+    """The level below which an operand next to ``neighbour`` needs no parentheses (a
+    group next to it: an application's argument, always in parentheses)."""
+    if isinstance(neighbour, list):
+        return -1
+    return 200 if neighbour in _SEPARATORS else _LEVELS.get(neighbour, -1)
 
 
 def _rewrite_group(group: list[Item]) -> list[Item]:
@@ -174,7 +171,7 @@ def _level(item: Item) -> int:
         return _ATOM
     negation = bool(item) and item[0] == "-"  # a prefix minus, not a binary one
     depth0 = [i for i in item[int(negation) :] if isinstance(i, str)]
-    levels = [_NEIGHBOUR_LEVELS[t] for t in depth0 if t in _NEIGHBOUR_LEVELS]
+    levels = [_LEVELS[t] for t in depth0 if t in _LEVELS]
     if levels:
         return max(levels)
     if negation:
@@ -193,9 +190,9 @@ def _infix(function: str, operands: list[Item]) -> tuple[list[Item], int]:
     if function in UNARY:
         return ["-", *_operand(operands[0], _NEGATION)], _NEGATION
     operator = BINARY[function]
-    level, associativity = _LEVELS[operator]
-    left = level if associativity == "left" else level - 1
-    right = level if associativity == "right" else level - 1
+    level = _LEVELS[operator]
+    left = level if operator in _LEFT_ASSOCIATIVE else level - 1
+    right = level if operator in _RIGHT_ASSOCIATIVE else level - 1
     return [*_operand(operands[0], left), operator, *_operand(operands[1], right)], level
 
 
