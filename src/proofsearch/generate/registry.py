@@ -136,6 +136,9 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default) "
             "or fitted"
         )
+    unfold = options.get("unfold")
+    if unfold is not None and not isinstance(unfold, bool):
+        raise ValueError(f"--gen-option unfold={unfold}: give true (the default) or false")
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
@@ -151,7 +154,12 @@ def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
 
 
 def _knn_parts(
-    name: str, index: IndexPaths | None, neighbours: int, premises: int, premise_ranking: str
+    name: str,
+    index: IndexPaths | None,
+    neighbours: int,
+    premises: int,
+    premise_ranking: str,
+    unfold: bool = True,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -160,7 +168,11 @@ def _knn_parts(
     corpus = load_corpus(_need_index(name, index))  # cached: one copy per process
     parts: list[TacticGenerator] = [KnnGenerator(corpus, neighbours=neighbours)]
     if premises > 0:
-        parts.append(PremiseTemplateGenerator(corpus, premises=premises, ranking=premise_ranking))
+        parts.append(
+            PremiseTemplateGenerator(
+                corpus, premises=premises, ranking=premise_ranking, unfold=unfold
+            )
+        )
     return parts
 
 
@@ -180,14 +192,16 @@ def _knn(
     premises: int = 8,
     calibrate: bool = False,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
+    unfold: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
     by raw score, or on the scale calibrated on the trace with ``calibrate=true`` (off by
-    default: it proved fewer lemmas on a held-out slice, docs/generators.md)."""
+    default: it proved fewer lemmas on a held-out slice, docs/generators.md). ``unfold``:
+    the templates offer ``unfold D`` for the definitions the goal mentions."""
     from proofsearch.generate.merged import calibrated_merge
 
-    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking)
+    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking, unfold)
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
@@ -213,6 +227,7 @@ def _knn_portfolio(
     knn_share: float = DEFAULT_KNN_SHARE,
     hammer_tactics: bool = False,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
+    unfold: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -239,7 +254,7 @@ def _knn_portfolio(
     if not hammer_tactics:
         plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
-    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises, premise_ranking)
+    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises, premise_ranking, unfold)
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
     signature = f"{prover}/{tactics_file or ''}"
@@ -270,10 +285,13 @@ def _premises(
     index: IndexPaths | None = None,
     premises: int = 8,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
+    unfold: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
     corpus = load_corpus(_need_index("premises", index))
-    return PremiseTemplateGenerator(corpus, premises=premises, ranking=premise_ranking)
+    return PremiseTemplateGenerator(
+        corpus, premises=premises, ranking=premise_ranking, unfold=unfold
+    )

@@ -38,7 +38,7 @@ from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 5
+CORPUS_VERSION = 6
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -248,6 +248,7 @@ def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray
     premise_module: list[int] = []
     premise_line: list[int] = []
     applicable: list[bool] = []
+    definition: list[bool] = []
     names: list[str] = []
     statements: list[str] = []
     for module_index, module in enumerate(modules):
@@ -256,6 +257,7 @@ def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray
             premise_module.append(module_index)
             premise_line.append(premise.line)
             applicable.append(premise.kind not in NOT_APPLICABLE)
+            definition.append(premise.kind == "Definition")
             names.append(premise.name)
             statements.append(premise.statement)
     count = len(rows)
@@ -291,6 +293,8 @@ def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray
         "premise_module": np.array(premise_module, dtype=np.int32),
         "premise_line": np.array(premise_line, dtype=np.int32),
         "premise_applicable": np.array(applicable, dtype=bool),
+        # Definitions, for ``unfold`` (generate/retrieval/unfold.py).
+        "premise_definition": np.array(definition, dtype=bool),
     }
 
 

@@ -9,6 +9,9 @@ against that of a premise holding every symbol of the goal (its coverage), so a 
 that matches the goal well ranks near the template's prior and a weak match sinks below
 the portfolio's tactics when merged.
 
+And ``unfold D`` for the definitions the goal mentions (by name or behind a notation,
+:mod:`.unfold`; option ``unfold``), which no premise template names.
+
 When the theorem's header imports ssreflect, the ssreflect forms are offered too
 (:data:`SSREFLECT_TEMPLATES`: ``apply: P``, ``apply/P``, ``by rewrite P``, ``rewrite -P``,
 ``exact: P``), as math-comp's own proofs use premises.
@@ -24,6 +27,7 @@ from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.generate.retrieval.premises import PremiseRetriever
 from proofsearch.generate.retrieval.ranking import Use
+from proofsearch.generate.retrieval.unfold import DefinitionNames, unfold_tactics
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
@@ -62,11 +66,17 @@ class PremiseTemplateGenerator(TacticGenerator):
         eauto_premises: int = 4,
         hypotheses: int = 2,
         ranking: str = "match",
+        unfold: bool = True,
     ) -> None:
         self.retriever = PremiseRetriever(corpus, ranking)
         self.premises = premises
         self.eauto_premises = eauto_premises
         self.hypotheses = hypotheses
+        self.definitions = (
+            DefinitionNames(corpus.premise_names, corpus.arrays["premise_definition"])
+            if unfold
+            else None
+        )
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         goal = parse_first_goal(goals)
@@ -98,6 +108,10 @@ class PremiseTemplateGenerator(TacticGenerator):
             relative = math.log(max(applicable[0].coverage, 1e-4))
             for template, prior in AUTOMATION_USING.items():
                 out.append(Suggestion(template.replace("{PS}", names), prior + relative))
+        if self.definitions is not None:
+            mask = self.retriever.scopes.get(theorem.name, theorem.extra)[1]
+            for tactic, score in unfold_tactics(goal, self.definitions, mask, ssreflect):
+                out.append(Suggestion(tactic, score))
         return best_unique(out, n)
 
 
