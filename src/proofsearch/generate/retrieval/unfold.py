@@ -28,7 +28,10 @@ from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
 from proofsearch.generate.knn.inverted import StringTable
 
 #: ``operator@type`` → the definition it stands for (Coq's own names; only those that
-#: are definitions, not inductives such as ``le``).
+#: are definitions, not inductives such as ``le``). Not derived from
+#: :data:`proofsearch.generate.knn.notation.BINARY` (function → operator): there the
+#: ``nat`` operators are ``Nat.ge``/``Nat.gt``, while ``>=`` on ``nat`` prints Peano's
+#: ``ge``, which ``unfold Nat.ge`` does not open.
 NOTATION_DEFINITIONS: dict[str, str] = {
     "-@R": "Rminus",
     "/@R": "Rdiv",
