@@ -29,9 +29,9 @@ from proofsearch.generate.knn.inverted import StringTable
 
 #: ``operator@type`` → the definition it stands for (Coq's own names; only those that
 #: are definitions, not inductives such as ``le``). Not derived from
-#: :data:`proofsearch.generate.knn.notation.BINARY` (function → operator): there the
-#: ``nat`` operators are ``Nat.ge``/``Nat.gt``, while ``>=`` on ``nat`` prints Peano's
-#: ``ge``, which ``unfold Nat.ge`` does not open.
+#: :data:`proofsearch.generate.knn.notation.BINARY` (function → operator): that table
+#: gives every number-type module every operator (``Nat.ge``, which Coq 8.16 does not
+#: define), while ``>=`` on ``nat`` stands for Peano's ``ge``.
 NOTATION_DEFINITIONS: dict[str, str] = {
     "-@R": "Rminus",
     "/@R": "Rdiv",
