@@ -76,6 +76,11 @@ def test_a_notation_stands_for_its_definition_when_the_operands_say_which(trace:
     assert "Rminus" in mentioned(goal)[0]
     nat_goal = parse_first_goal("x, y : nat\n============================\nx - y >= 0")
     assert "Rminus" not in mentioned(nat_goal)[0] and "ge" in mentioned(nat_goal)[0]
+    # The binary number types' orders are definitions too, by the operands' type.
+    z_goal = parse_first_goal("p : positive\nx, y : Z\n============================\nx < y")
+    assert "Z.lt" in mentioned(z_goal)[0] and "lt" not in mentioned(z_goal)[0]
+    p_goal = parse_first_goal("p, q : positive\n============================\np <= q")
+    assert "Pos.le" in mentioned(p_goal)[0]
     # Rminus's module is not required by Lib.A: not offered there, offered in Lib.R.
     goals = "x, y : R\n============================\nx - y = x"
     assert _offered(trace, goals, _at(20)) == []

@@ -37,14 +37,19 @@ NOTATION_DEFINITIONS: dict[str, str] = {
     "/@R": "Rdiv",
     ">@R": "Rgt",
     ">=@R": "Rge",
+    "<=@R": "Rle",
     ">@nat": "gt",
     ">=@nat": "ge",
     "<@nat": "lt",
-    ">@Z": "Z.gt",
-    ">=@Z": "Z.ge",
     "==@Q": "Qeq",
     "<=@Q": "Qle",
     "<@Q": "Qlt",
+    # The binary number types define all four orders by ``compare``.
+    **{
+        f"{operator}@{type_}": f"{module}.{name}"
+        for type_, module in (("Z", "Z"), ("N", "N"), ("positive", "Pos"))
+        for operator, name in (("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge"))
+    },
 }
 #: Negation is ``not`` whatever it negates.
 NEGATION = {"~": "not", "¬": "not"}
