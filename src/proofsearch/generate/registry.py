@@ -139,6 +139,14 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
     unfold = options.get("unfold")
     if unfold is not None and not isinstance(unfold, bool):
         raise ValueError(f"--gen-option unfold={unfold}: give true (the default) or false")
+    namesakes = options.get("namesakes")
+    if namesakes is not None and (
+        isinstance(namesakes, bool) or not isinstance(namesakes, int) or namesakes < 0
+    ):
+        raise ValueError(
+            f"--gen-option namesakes={namesakes}: give how many premises named after the "
+            "theorem the templates take (0 or more; 2 by default)"
+        )
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
@@ -160,6 +168,7 @@ def _knn_parts(
     premises: int,
     premise_ranking: str,
     unfold: bool = True,
+    namesakes: int = 2,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -170,7 +179,11 @@ def _knn_parts(
     if premises > 0:
         parts.append(
             PremiseTemplateGenerator(
-                corpus, premises=premises, ranking=premise_ranking, unfold=unfold
+                corpus,
+                premises=premises,
+                ranking=premise_ranking,
+                unfold=unfold,
+                namesakes=namesakes,
             )
         )
     return parts
@@ -193,6 +206,7 @@ def _knn(
     calibrate: bool = False,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
+    namesakes: int = 2,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -201,7 +215,7 @@ def _knn(
     the templates offer ``unfold D`` for the definitions the goal mentions."""
     from proofsearch.generate.merged import calibrated_merge
 
-    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking, unfold)
+    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking, unfold, namesakes)
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
@@ -228,6 +242,7 @@ def _knn_portfolio(
     hammer_tactics: bool = False,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
+    namesakes: int = 2,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -254,7 +269,9 @@ def _knn_portfolio(
     if not hammer_tactics:
         plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
-    knn_parts = _knn_parts("knn-portfolio", index, neighbours, premises, premise_ranking, unfold)
+    knn_parts = _knn_parts(
+        "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes
+    )
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
     signature = f"{prover}/{tactics_file or ''}"
@@ -286,6 +303,7 @@ def _premises(
     premises: int = 8,
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
+    namesakes: int = 2,
     **_: Any,
 ) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
@@ -293,5 +311,5 @@ def _premises(
 
     corpus = load_corpus(_need_index("premises", index))
     return PremiseTemplateGenerator(
-        corpus, premises=premises, ranking=premise_ranking, unfold=unfold
+        corpus, premises=premises, ranking=premise_ranking, unfold=unfold, namesakes=namesakes
     )

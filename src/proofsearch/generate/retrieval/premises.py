@@ -310,6 +310,27 @@ class PremiseRetriever:
                 break
         return out
 
+    def named(
+        self, premises: list[int], theorem: Theorem, coverage: float
+    ) -> list[RetrievedPremise]:
+        """``premises`` (found by name, not by BM25) as retrieved ones with a fixed
+        ``coverage``, named as a tactic at ``theorem`` names them; one per last name
+        component (a lemma re-exported under another module is one lemma)."""
+        scope, _ = self.scopes.get(theorem.name, theorem.extra)
+        opened = self._opened(theorem)
+        out: list[RetrievedPremise] = []
+        seen: set[str] = set()
+        for premise in premises:
+            qualified = self.names[premise]
+            if qualified.rsplit(".", 1)[-1] in seen:
+                continue
+            seen.add(qualified.rsplit(".", 1)[-1])
+            name = self.local_name(qualified, int(self.module[premise]), scope, opened)
+            statement = self.statements[premise]
+            applicable = bool(self.applicable[premise])
+            out.append(RetrievedPremise(name, qualified, statement, 0.0, applicable, coverage))
+        return out
+
     def _idf(self, symbol: str) -> float:
         weight = self._idf_cache.get(symbol)
         if weight is None:

@@ -9,6 +9,9 @@ against that of a premise holding every symbol of the goal (its coverage), so a 
 that matches the goal well ranks near the template's prior and a weak match sinks below
 the portfolio's tactics when merged.
 
+Premises named after the theorem (``big_seq_cond`` for ``big_seq``, :mod:`.namesake`;
+option ``namesakes``, how many) join the retrieved ones.
+
 And ``unfold D`` for the definitions the goal mentions (by name or behind a notation,
 :mod:`.unfold`; option ``unfold``), which no premise template names.
 
@@ -25,7 +28,8 @@ from typing import Any
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.retrieval.premises import PremiseRetriever
+from proofsearch.generate.retrieval.namesake import NAMESAKE_COVERAGE, Namesakes
+from proofsearch.generate.retrieval.premises import PremiseRetriever, RetrievedPremise
 from proofsearch.generate.retrieval.ranking import Use
 from proofsearch.generate.retrieval.unfold import DefinitionNames, unfold_tactics
 from proofsearch.generate.ssreflect import loads_ssreflect
@@ -67,6 +71,7 @@ class PremiseTemplateGenerator(TacticGenerator):
         hypotheses: int = 2,
         ranking: str = "match",
         unfold: bool = True,
+        namesakes: int = 2,
     ) -> None:
         self.retriever = PremiseRetriever(corpus, ranking)
         self.premises = premises
@@ -76,6 +81,12 @@ class PremiseTemplateGenerator(TacticGenerator):
             DefinitionNames(corpus.premise_names, corpus.arrays["premise_definition"])
             if unfold
             else None
+        )
+        self.namesakes = namesakes
+        self.named = Namesakes(
+            corpus.premise_names,
+            corpus.arrays["premise_applicable"],
+            corpus.arrays["premise_module"],
         )
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
@@ -87,9 +98,10 @@ class PremiseTemplateGenerator(TacticGenerator):
         )
         hypotheses = [name for h in goal.hypotheses for name in h.names][-self.hypotheses :]
         ssreflect = loads_ssreflect(theorem.header)
+        namesakes = self._namesakes(theorem)
         out: list[Suggestion] = []
         for use in ("apply", "rewrite"):
-            premises = found[use]
+            premises = [*found[use], *namesakes]
             templates = dict(TEMPLATES[use])
             if ssreflect:
                 templates = {t: p for t, p in templates.items() if t not in SSREFLECT_REPLACES}
@@ -113,6 +125,16 @@ class PremiseTemplateGenerator(TacticGenerator):
             for tactic, score in unfold_tactics(goal, self.definitions, mask, ssreflect):
                 out.append(Suggestion(tactic, score))
         return best_unique(out, n)
+
+    def _namesakes(self, theorem: Theorem) -> list[RetrievedPremise]:
+        """The premises named after the theorem (:mod:`.namesake`), for either use: the
+        name does not say whether the helper is applied or rewritten with."""
+        if self.namesakes <= 0:
+            return []
+        scope, mask = self.retriever.scopes.get(theorem.name, theorem.extra)
+        own_module = None if scope is None else scope.module
+        found = self.named.of(theorem, mask, own_module, self.namesakes)
+        return self.retriever.named(found, theorem, NAMESAKE_COVERAGE)
 
 
 def make_premise_templates(index: str, **options: Any) -> PremiseTemplateGenerator:

@@ -1,0 +1,104 @@
+"""Premises named after the theorem (generate/retrieval/namesake.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.generate.knn_trace import premise
+from tests.generate.strength_trace import write_records
+
+from proofsearch.env.registry import make_prover
+from proofsearch.generate.fixed import FixedTacticGenerator
+from proofsearch.generate.knn.corpus import build_corpus
+from proofsearch.generate.merged import MergedGenerator
+from proofsearch.generate.registry import check_options
+from proofsearch.generate.retrieval.namesake import short_name
+from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
+from proofsearch.search.prover import BestFirstSearchProver, SearchConfig
+from proofsearch.search.result import Status
+from proofsearch.theorem import Theorem
+
+HEADER = (
+    "Lemma plus_zero_aux : forall n : nat, n + 0 = n.\n"
+    "Proof. induction n; simpl; [reflexivity | rewrite IHn; reflexivity]. Qed.\n"
+)
+GOAL = "============================\nforall k : nat, k + 0 = k"
+
+
+@pytest.fixture
+def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``Lib.A``: ``plus_zero_aux`` (line 1), ``plus_zero_late`` (line 60, after the
+    theorems below); ``Lib.B`` (not required by ``Lib.A``): ``plus_zero_b``; ``Lib.C``
+    (required): ``long_plus_zero_name``."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    statement = "forall n : nat, n + 0 = n"
+    yield write_records(
+        tmp_path / "trace",
+        {"Lib.C": [], "Lib.A": ["Lib.C"], "Lib.B": []},
+        {},
+        {
+            "Lib.A": [
+                premise("Lib.A", "plus_zero_aux", statement, 1),
+                premise("Lib.A", "plus_zero_late", statement, 60),
+            ],
+            "Lib.B": [premise("Lib.B", "plus_zero_b", statement, 3)],
+            "Lib.C": [premise("Lib.C", "long_plus_zero_name", statement, 3)],
+        },
+    )
+
+
+def _theorem(name: str = "plus_zero", header: str = "") -> Theorem:
+    return Theorem(name, "", header, {"module": "Lib.A", "line": 20})
+
+
+def _named(trace: Path, theorem: Theorem, namesakes: int = 2) -> list[str]:
+    templates = PremiseTemplateGenerator(build_corpus(trace), premises=0, namesakes=namesakes)
+    suggested = [s.tactic for s in templates.generate(GOAL, theorem, 64)]
+    return [tactic for tactic in suggested if tactic.startswith("apply ")]
+
+
+def test_the_theorem_s_own_name_finds_its_helpers_where_it_may_see_them(trace: Path) -> None:
+    # Own file first, then the shorter names; nothing later in the file, nothing from an
+    # unrequired module; none when turned off or when the name is too short to mean much.
+    assert _named(trace, _theorem()) == ["apply plus_zero_aux", "apply Lib.C.long_plus_zero_name"]
+    assert _named(trace, _theorem(), namesakes=1) == ["apply plus_zero_aux"]
+    assert _named(trace, _theorem(), namesakes=0) == []
+    assert _named(trace, _theorem("zer")) == []
+    assert short_name(Theorem("f.v:M.plus_zero", "", extra={"qualid": "M.N.plus_z"})) == "plus_z"
+    assert short_name(Theorem("f.v:M.plus_zero", "")) == "plus_zero"
+
+
+def test_the_option_is_checked() -> None:
+    for bad in ("yes", -1, True):
+        with pytest.raises(ValueError, match="namesakes="):
+            check_options("knn-portfolio", {"namesakes": bad})
+    check_options("knn-portfolio", {"namesakes": 0})
+
+
+def test_a_search_proves_a_lemma_through_its_namesake(
+    trace: Path, no_new_coq_processes: None
+) -> None:
+    """No premise is retrieved (``premises=0``): the helper is found by its name alone."""
+    theorem = Theorem(
+        "plus_zero", "Lemma plus_zero : forall k : nat, k + 0 = k.", HEADER,
+        {"module": "Lib.A", "line": 20},
+    )  # fmt: skip
+    prover = make_prover("coq", {})
+    config = SearchConfig(timeout=30, num_sampled_tactics=16)
+    try:
+        results = {}
+        for namesakes in (2, 0):
+            templates = PremiseTemplateGenerator(
+                build_corpus(trace), premises=0, namesakes=namesakes
+            )
+            generator = MergedGenerator([templates, FixedTacticGenerator("intros")])
+            search = BestFirstSearchProver(prover, generator, config)
+            results[namesakes] = search.search(theorem)
+        proved = results[2]
+        assert proved.status is Status.PROVED and proved.checked
+        assert proved.proof == ["apply plus_zero_aux"]
+        assert results[0].status is not Status.PROVED
+    finally:
+        prover.close()
