@@ -8,15 +8,12 @@ from pathlib import Path
 import pytest
 from tests.generate.knn_trace import premise
 from tests.generate.strength_trace import write_records
+from tests.generate.template_search import search_on_and_off
 
-from proofsearch.env.registry import make_prover
-from proofsearch.generate.fixed import FixedTacticGenerator
 from proofsearch.generate.knn.corpus import build_corpus
-from proofsearch.generate.merged import MergedGenerator
 from proofsearch.generate.registry import check_options
 from proofsearch.generate.retrieval.namesake import short_name
 from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
-from proofsearch.search.prover import BestFirstSearchProver, SearchConfig
 from proofsearch.search.result import Status
 from proofsearch.theorem import Theorem
 
@@ -85,20 +82,9 @@ def test_a_search_proves_a_lemma_through_its_namesake(
         "plus_zero", "Lemma plus_zero : forall k : nat, k + 0 = k.", HEADER,
         {"module": "Lib.A", "line": 20},
     )  # fmt: skip
-    prover = make_prover("coq", {})
-    config = SearchConfig(timeout=30, num_sampled_tactics=16)
-    try:
-        results = {}
-        for namesakes in (2, 0):
-            templates = PremiseTemplateGenerator(
-                build_corpus(trace), premises=0, namesakes=namesakes
-            )
-            generator = MergedGenerator([templates, FixedTacticGenerator("intros")])
-            search = BestFirstSearchProver(prover, generator, config)
-            results[namesakes] = search.search(theorem)
-        proved = results[2]
-        assert proved.status is Status.PROVED and proved.checked
-        assert proved.proof == ["apply plus_zero_aux"]
-        assert results[0].status is not Status.PROVED
-    finally:
-        prover.close()
+    proved, without = search_on_and_off(
+        trace, theorem, {"namesakes": (2, 0)}, ("intros",), premises=0
+    )
+    assert proved.status is Status.PROVED and proved.checked
+    assert proved.proof == ["apply plus_zero_aux"]
+    assert without.status is not Status.PROVED

@@ -8,16 +8,13 @@ from pathlib import Path
 import pytest
 from tests.generate.knn_trace import premise
 from tests.generate.strength_trace import write_records
+from tests.generate.template_search import search_on_and_off
 
-from proofsearch.env.registry import make_prover
-from proofsearch.generate.fixed import FixedTacticGenerator
 from proofsearch.generate.knn.corpus import build_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.merged import MergedGenerator
 from proofsearch.generate.registry import check_options
 from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 from proofsearch.generate.retrieval.unfold import mentioned
-from proofsearch.search.prover import BestFirstSearchProver, SearchConfig
 from proofsearch.search.result import Status
 from proofsearch.theorem import Theorem
 
@@ -101,18 +98,9 @@ def test_a_search_proves_a_lemma_whose_only_route_is_unfolding(
         "twice_ge_new", "Lemma twice_ge_new : forall n, twice n >= n.", HEADER,
         {"module": "Lib.A", "line": 20},
     )  # fmt: skip
-    prover = make_prover("coq", {})
-    config = SearchConfig(timeout=30, num_sampled_tactics=16)
-    try:
-        results = {}
-        for unfold in (True, False):
-            templates = PremiseTemplateGenerator(build_corpus(trace), unfold=unfold)
-            tactics = [FixedTacticGenerator(t) for t in ("intros", "simpl", "lia")]
-            search = BestFirstSearchProver(prover, MergedGenerator([templates, *tactics]), config)
-            results[unfold] = search.search(theorem)
-        proved = results[True]
-        assert proved.status is Status.PROVED and proved.checked
-        assert proved.proof is not None and "unfold twice" in proved.proof
-        assert results[False].status is not Status.PROVED
-    finally:
-        prover.close()
+    proved, without = search_on_and_off(
+        trace, theorem, {"unfold": (True, False)}, ("intros", "simpl", "lia")
+    )
+    assert proved.status is Status.PROVED and proved.checked
+    assert proved.proof is not None and "unfold twice" in proved.proof
+    assert without.status is not Status.PROVED
