@@ -314,22 +314,20 @@ class PremiseRetriever:
         self, premises: list[int], theorem: Theorem, coverage: float
     ) -> list[RetrievedPremise]:
         """``premises`` (found by name, not by BM25) as retrieved ones with a fixed
-        ``coverage``, named as a tactic at ``theorem`` names them; one per last name
-        component (a lemma re-exported under another module is one lemma)."""
+        ``coverage``, named as a tactic at ``theorem`` names them."""
         scope, _ = self.scopes.get(theorem.name, theorem.extra)
         opened = self._opened(theorem)
-        out: list[RetrievedPremise] = []
-        seen: set[str] = set()
-        for premise in premises:
-            qualified = self.names[premise]
-            if qualified.rsplit(".", 1)[-1] in seen:
-                continue
-            seen.add(qualified.rsplit(".", 1)[-1])
-            name = self.local_name(qualified, int(self.module[premise]), scope, opened)
-            statement = self.statements[premise]
-            applicable = bool(self.applicable[premise])
-            out.append(RetrievedPremise(name, qualified, statement, 0.0, applicable, coverage))
-        return out
+        return [
+            RetrievedPremise(
+                self.local_name(self.names[p], int(self.module[p]), scope, opened),
+                self.names[p],
+                self.statements[p],
+                0.0,
+                bool(self.applicable[p]),
+                coverage,
+            )
+            for p in premises
+        ]
 
     def _idf(self, symbol: str) -> float:
         weight = self._idf_cache.get(symbol)

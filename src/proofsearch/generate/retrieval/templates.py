@@ -83,6 +83,9 @@ class PremiseTemplateGenerator(TacticGenerator):
             else None
         )
         self.namesakes = namesakes
+        #: The last theorem's namesakes: they depend on the theorem only, and the search
+        #: asks the templates at every node.
+        self._namesakes_of: tuple[tuple[str, ...], list[RetrievedPremise]] = ((), [])
         self.named = Namesakes(
             corpus.premise_names,
             corpus.arrays["premise_applicable"],
@@ -131,10 +134,14 @@ class PremiseTemplateGenerator(TacticGenerator):
         name does not say whether the helper is applied or rewritten with."""
         if self.namesakes <= 0:
             return []
-        scope, mask = self.retriever.scopes.get(theorem.name, theorem.extra)
-        own_module = None if scope is None else scope.module
-        found = self.named.of(theorem, mask, own_module, self.namesakes)
-        return self.retriever.named(found, theorem, NAMESAKE_COVERAGE)
+        key = (theorem.name, *(str(theorem.extra.get(k)) for k in ("module", "line", "qualid")))
+        if self._namesakes_of[0] != key:
+            scope, mask = self.retriever.scopes.get(theorem.name, theorem.extra)
+            own_module = None if scope is None else scope.module
+            found = self.named.of(theorem, mask, own_module, self.namesakes)
+            named = self.retriever.named(found, theorem, NAMESAKE_COVERAGE)
+            self._namesakes_of = (key, named)
+        return self._namesakes_of[1]
 
 
 def make_premise_templates(index: str, **options: Any) -> PremiseTemplateGenerator:
