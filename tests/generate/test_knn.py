@@ -168,3 +168,25 @@ def test_capped_first_pass_still_scores_candidates_exactly(trace: Path) -> None:
     assert capped[0] == full[0] and capped[0].logprob == pytest.approx(0.0, abs=1e-6)
     exact = {s.tactic: s.logprob for s in full}
     assert all(s.logprob == pytest.approx(exact[s.tactic], abs=1e-6) for s in capped)
+
+
+def test_the_hint_lists_length_is_an_option(trace: Path) -> None:
+    """``hint_premises``: how many retrieved premises ``eauto using …``, ``auto using …``
+    and ``firstorder using …`` take (4 by default; 0: no such template), for the issue's
+    ablation of the automation with retrieved premises."""
+    from proofsearch.generate.registry import check_options
+
+    in_b = Theorem("b", "Lemma b : True.", extra={"file": "B.v", "line": 100})
+
+    def hint_lists(**options: object) -> list[list[str]]:
+        generator = make_generator("premises", {"index": str(trace), **options})
+        made = tactics(generator, SECRET_GOAL, in_b)  # type: ignore[arg-type]
+        return [t.split(" using ", 1)[1].split(", ") for t in made if " using " in t]
+
+    assert len(hint_lists()) == 3 and all(1 <= len(hints) <= 4 for hints in hint_lists())
+    assert hint_lists(hint_premises=0) == []
+    assert [len(hints) for hints in hint_lists(hint_premises=1)] == [1, 1, 1]
+    for bad in (-1, "two", True):
+        with pytest.raises(ValueError, match="hint_premises="):
+            check_options("knn-portfolio", {"hint_premises": bad})
+    check_options("knn", {"hint_premises": 0})

@@ -12,7 +12,7 @@ from proofsearch.generate.merged import MergedGenerator
 from proofsearch.generate.schedule import ScheduledGenerator, Stage, parse_schedule
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.theorem import Theorem
-from tests.search.graph_prover import QED, GraphProver, TableGenerator
+from tests.search.graph_prover import QED, TIMEOUT, GraphProver, TableGenerator
 
 THEOREM = Theorem("t", "statement")
 #: Stage "a" only knows a dead end; stage "b" knows the proof.
@@ -47,6 +47,41 @@ def test_a_later_stage_proves_what_the_first_cannot() -> None:
     assert [(s["name"], s["status"]) for s in stages] == [("a", "failed"), ("b", "proved")]
     # Expansions and nodes add up over the stages (2 + 2 of each).
     assert result.num_searched_nodes == 4 and result.num_total_nodes == 4  # type: ignore[attr-defined]
+
+
+def test_a_later_stage_takes_the_outcomes_of_tactics_an_earlier_one_ran() -> None:
+    """Stage "b" suggests at the root what stage "a" ran there: with outcomes reused it
+    runs only its own tactic, searches in the same order, and the timeout "a" met is
+    not counted twice; with ``reuse_outcomes=False`` everything runs again."""
+    edges = {
+        "root": {"dead": "D", "slow": TIMEOUT, "win": "W"},
+        "D": {},
+        "W": {"qed": QED},
+    }
+    first = {"root": [("dead", -0.1), ("slow", -0.2)]}
+    second = {"root": [("dead", -0.1), ("slow", -0.2), ("win", -0.3)], "W": [("qed", -0.1)]}
+
+    def search(reuse: bool) -> tuple[object, GraphProver, TableGenerator]:
+        later = TableGenerator(second)
+        scheduled = ScheduledGenerator([Stage("a", 1, TableGenerator(first)), Stage("b", 1, later)])
+        prover = GraphProver(edges)
+        config = SearchConfig(reuse_outcomes=reuse, slow_timeouts=None)
+        return BestFirstSearchProver(prover, scheduled, config).search(THEOREM), prover, later
+
+    reused, prover, later = search(reuse=True)
+    assert reused.status is Status.PROVED and reused.proof == ["win", "qed"]  # type: ignore[attr-defined]
+    assert later.calls == ["root", "D", "W"]
+    assert prover.applied == [
+        ("root", "dead"), ("root", "slow"),  # stage a (nothing to suggest at D)
+        ("root", "win"), ("W", "qed"),  # stage b: only what a did not run at the state
+    ]  # fmt: skip
+    assert reused.extra["timeouts"] == {"slow": 1}  # type: ignore[attr-defined]
+    assert reused.num_tactic_applications == 4  # type: ignore[attr-defined]
+
+    rerun, prover, later = search(reuse=False)
+    assert rerun.status is Status.PROVED and later.calls == ["root", "D", "W"]  # type: ignore[attr-defined]
+    assert prover.applied.count(("root", "dead")) == 2
+    assert rerun.extra["timeouts"] == {"slow": 2}  # type: ignore[attr-defined]
 
 
 def test_a_later_stage_proves_what_the_re_check_refused_in_an_earlier_one() -> None:
@@ -193,3 +228,17 @@ def test_generator_options_are_checked_against_the_generator() -> None:
         check_options("knn", {"schedule": "knn:1"})
     with pytest.raises(ValueError, match="unknown stage 'knnn'"):
         check_options("knn-portfolio", {"schedule": "knnn:1"})
+
+
+def test_the_stage_outcomes_option() -> None:
+    from proofsearch.cli import build_parser
+    from proofsearch.cli.search import search_config
+
+    def reuse(*extra: str) -> bool:
+        args = build_parser().parse_args(["search", "t.jsonl", "--index", "i", *extra])
+        return search_config(args, check=True).reuse_outcomes
+
+    assert reuse("--stage-outcomes", "reuse")
+    assert not reuse() and not reuse("--stage-outcomes", "rerun")
+    with pytest.raises(SystemExit):  # argparse names the option and its choices
+        reuse("--stage-outcomes", "keep")

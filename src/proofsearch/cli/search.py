@@ -102,6 +102,13 @@ def add_search_budgets(
         help="stop trying a kind of tactic (firstorder, eauto, ...) in a theorem's search "
         "once it ran to --tactic-timeout N times (default: 2; 0: never stop)",
     )  # fmt: skip
+    group.add_argument(
+        "--stage-outcomes", choices=("rerun", "reuse"), default="rerun",
+        help="a later stage of the generator's schedule (knn-portfolio after knn) runs "
+        "again the tactics an earlier stage ran at a state (rerun, the default), or takes "
+        "what they did then (reuse: saves their time; on the tuning slices it proved no "
+        "more)",
+    )  # fmt: skip
     return group
 
 
@@ -125,6 +132,7 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
         check=check,
         budget_after_open=args.budget_after_header,
         slow_timeouts=_slow_timeouts(args.slow_tactic_timeouts),
+        reuse_outcomes=args.stage_outcomes == "reuse",
     )
 
 

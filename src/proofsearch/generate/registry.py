@@ -139,20 +139,23 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
     unfold = options.get("unfold")
     if unfold is not None and not isinstance(unfold, bool):
         raise ValueError(f"--gen-option unfold={unfold}: give true (the default) or false")
-    namesakes = options.get("namesakes")
-    if namesakes is not None and (
-        isinstance(namesakes, bool) or not isinstance(namesakes, int) or namesakes < 0
-    ):
-        raise ValueError(
-            f"--gen-option namesakes={namesakes}: give how many premises named after the "
-            "theorem the templates take (0 or more; 2 by default)"
-        )
+    _check_count(options, "namesakes", "premises named after the theorem the templates take", 2)
+    _check_count(options, "hint_premises", "retrieved premises `eauto using …` and its kin take", 4)
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
             raise ValueError(
                 f"--gen-option knn_share={share}: not a fraction; give a number from 0 to 1"
             )
+
+
+def _check_count(options: Mapping[str, Any], key: str, what: str, default: int) -> None:
+    """Refuse an option ``key`` that is not a whole number of 0 or more."""
+    value = options.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(
+            f"--gen-option {key}={value}: give how many {what} (0 or more; {default} by default)"
+        )
 
 
 def _need_index(name: str, index: IndexPaths | None) -> IndexPaths:
@@ -169,6 +172,7 @@ def _knn_parts(
     premise_ranking: str,
     unfold: bool = True,
     namesakes: int = 2,
+    hint_premises: int = 4,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -184,6 +188,7 @@ def _knn_parts(
                 ranking=premise_ranking,
                 unfold=unfold,
                 namesakes=namesakes,
+                eauto_premises=hint_premises,
             )
         )
     return parts
@@ -207,6 +212,7 @@ def _knn(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    hint_premises: int = 4,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -215,7 +221,9 @@ def _knn(
     the templates offer ``unfold D`` for the definitions the goal mentions."""
     from proofsearch.generate.merged import calibrated_merge
 
-    parts = _knn_parts("knn", index, neighbours, premises, premise_ranking, unfold, namesakes)
+    parts = _knn_parts(
+        "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises
+    )
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
@@ -243,6 +251,7 @@ def _knn_portfolio(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    hint_premises: int = 4,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -270,8 +279,9 @@ def _knn_portfolio(
         plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
-        "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes
-    )
+        "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes,
+        hint_premises,
+    )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
     signature = f"{prover}/{tactics_file or ''}"
@@ -304,6 +314,7 @@ def _premises(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    hint_premises: int = 4,
     **_: Any,
 ) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
@@ -311,5 +322,6 @@ def _premises(
 
     corpus = load_corpus(_need_index("premises", index))
     return PremiseTemplateGenerator(
-        corpus, premises=premises, ranking=premise_ranking, unfold=unfold, namesakes=namesakes
-    )
+        corpus, premises=premises, ranking=premise_ranking, unfold=unfold, namesakes=namesakes,
+        eauto_premises=hint_premises,
+    )  # fmt: skip

@@ -17,7 +17,11 @@ highest cumulative log-probability is expanded next; the outcome is ``proved``,
   tactics").
 
 A generator with a schedule (:mod:`proofsearch.generate.schedule`) gets one fresh
-search per stage, each within its share of the theorem's budget.
+search per stage, each within its share of the theorem's budget. With
+``reuse_outcomes``, stages on the theorem's own session share what their tactics did
+(:class:`KnownOutcomes`): a later stage that expands a state an earlier one expanded does
+not run the tactics already run there again, so it searches in the order a fresh search
+would, with the time they took.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import TypeVar
 
 from proofsearch.env.base import (
     EnvError,
+    Outcome,
     ProofSession,
     ProofState,
     Proved,
@@ -39,7 +44,7 @@ from proofsearch.env.base import (
     ProverStartError,
     TacticTimeout,
 )
-from proofsearch.generate.base import TacticGenerator
+from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
     OPEN_ERROR,
@@ -95,6 +100,10 @@ class SearchConfig:
     #: A kind of tactic (:func:`tactic_kind`) that ran to the per-tactic limit this many
     #: times is not tried again in the theorem's search; ``None``: always tried.
     slow_timeouts: int | None = SLOW_TIMEOUTS
+    #: A schedule's later stages take the outcomes of tactics the earlier stages ran at
+    #: the same state (:class:`KnownOutcomes`) instead of running them again. Off by
+    #: default: on the tuning slices it proved no more (docs/generators.md, "Stages").
+    reuse_outcomes: bool = False
 
     @property
     def widest(self) -> int:
@@ -141,6 +150,33 @@ class _Clock:
         if limit is None or not self.timeouts:  # the usual case: nothing has timed out
             return False
         return self.timeouts[tactic_kind(tactic)] >= limit
+
+
+class KnownOutcomes:
+    """What tactics did at the states of one theorem's session, for its later stages.
+
+    A schedule's stages search fresh trees (``knn`` for 5 s, then ``knn-portfolio``),
+    and most of a later stage's tactics at a state are the earlier stage's: running them
+    again cost the time the first run did. A new state, a failure and a timeout are
+    kept; a closed proof is not (it ends the stage, or its re-check refused it and it
+    must not be found again for free). A kept timeout is not counted again.
+    """
+
+    def __init__(self) -> None:
+        self._outcomes: dict[tuple[str, str], Outcome] = {}
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    def get(self, state: ProofState, tactic: str) -> Outcome | None:
+        return self._outcomes.get((state.key, tactic))
+
+    def keep(self, state: ProofState, tactic: str, outcome: Outcome) -> None:
+        if isinstance(outcome, Proved):
+            return
+        if isinstance(outcome, TacticTimeout) and outcome.closing:
+            return  # its Qed ran out of time: a later stage has its own deadline
+        self._outcomes[(state.key, tactic)] = outcome
 
 
 class BestFirstSearchProver:
@@ -205,6 +241,7 @@ class BestFirstSearchProver:
         plan = list(self.generator.schedule())
         if not plan:
             return self._search(theorem, session, clock, self.generator, end, 0)
+        known = KnownOutcomes() if self.config.reuse_outcomes else None
         nodes = expansions = 0
         stages: list[dict[str, object]] = []
         unfinished: object = None
@@ -217,7 +254,9 @@ class BestFirstSearchProver:
             shares_left = sum(s for _, s in plan[index:])
             stage_end = end if index == len(plan) - 1 else now + (end - now) * share / shares_left
             generator = self.generator.stage(index)
-            result = self._search_stage(theorem, session, clock, generator, stage_end, expansions)
+            result = self._search_stage(
+                theorem, session, clock, generator, stage_end, expansions, known
+            )
             nodes += result.num_total_nodes
             expansions += result.num_searched_nodes
             result.num_total_nodes, result.num_searched_nodes = nodes, expansions
@@ -269,13 +308,18 @@ class BestFirstSearchProver:
         generator: TacticGenerator,
         deadline: float,
         expanded_before: int,
+        known: KnownOutcomes | None = None,
     ) -> SearchResult:
-        """One stage's search; a generator that needs lines after the header gets the
-        theorem opened with them (the prover's line keeps the header loaded, so only they
-        and the statement run), and only its proofs carry them (``header_suffix``)."""
+        """One stage's search, taking and keeping outcomes in ``known``; a generator that
+        needs lines after the header gets the theorem opened with them (the prover's line
+        keeps the header loaded, so only they and the statement run) and keeps its own
+        outcomes (the lines change what tactics do), and only its proofs carry them
+        (``header_suffix``)."""
         suffix = generator.header_suffix.strip()
         if not suffix or theorem.extra.get("header_suffix"):
-            return self._search(theorem, session, clock, generator, deadline, expanded_before)
+            return self._search(
+                theorem, session, clock, generator, deadline, expanded_before, known=known
+            )
         staged = replace(theorem, extra={**theorem.extra, "header_suffix": suffix})
         try:
             with clock.environment.running():
@@ -306,9 +350,11 @@ class BestFirstSearchProver:
         deadline: float,
         expanded_before: int,
         learn: bool = True,
+        known: KnownOutcomes | None = None,
     ) -> SearchResult:
         """One best-first search from the root until ``deadline`` (``expanded_before``:
-        expansions earlier stages spent of ``max_expansions``)."""
+        expansions earlier stages spent of ``max_expansions``; ``known``: outcomes of
+        tactics earlier stages ran, taken instead of running them, and kept)."""
         config = self.config
         tree = SearchTree(session.root)
         found: list[list[str]] = []
@@ -355,14 +401,11 @@ class BestFirstSearchProver:
                 s for s in suggestions
                 if s.tactic not in node.tried and not clock.too_slow(s.tactic)
             ]  # fmt: skip
-            tactics = [s.tactic for s in suggestions]
-            with clock.environment.running():
-                outcomes = session.apply_all(node.state, tactics, config.tactic_timeout, deadline)
-            # Past the deadline the rest did not start: they are not tried.
-            suggestions = suggestions[: len(outcomes)]
+            suggestions, outcomes, ran = self._apply(
+                session, node.state, suggestions, clock, deadline, known
+            )
             node.tried.update(s.tactic for s in suggestions)
-            clock.applications += len(outcomes)
-            for suggestion, outcome in zip(suggestions, outcomes, strict=True):
+            for suggestion, outcome, fresh in zip(suggestions, outcomes, ran, strict=True):
                 if isinstance(outcome, Proved):
                     found.append([*node.shortest_path(), suggestion.tactic])
                     steps[tuple(found[-1])] = [
@@ -375,7 +418,7 @@ class BestFirstSearchProver:
                     tree.add_edge(node, suggestion.tactic, outcome, suggestion.logprob)
                 elif isinstance(outcome, TacticTimeout) and outcome.closing:
                     unfinished.append(outcome.message)
-                elif isinstance(outcome, TacticTimeout):
+                elif isinstance(outcome, TacticTimeout) and fresh:
                     clock.timeouts[tactic_kind(suggestion.tactic)] += 1
             if found:
                 result = self._report_proof(theorem, found, clock, tree, expansions)
@@ -401,6 +444,39 @@ class BestFirstSearchProver:
             if learned is not None:
                 self.generator.learn(theorem, learned)
         return result
+
+    def _apply(
+        self,
+        session: ProofSession,
+        state: ProofState,
+        suggestions: list[Suggestion],
+        clock: _Clock,
+        deadline: float,
+        known: KnownOutcomes | None,
+    ) -> tuple[list[Suggestion], list[Outcome], list[bool]]:
+        """Apply the suggestions at ``state``: the suggestions that have an outcome, their
+        outcomes, and whether each was run now (``False``: taken from ``known``). Those
+        past the deadline did not start: they are left out and not tried."""
+        taken = [None if known is None else known.get(state, s.tactic) for s in suggestions]
+        to_run = [s.tactic for s, got in zip(suggestions, taken, strict=True) if got is None]
+        with clock.environment.running():
+            run = session.apply_all(state, to_run, self.config.tactic_timeout, deadline)
+        clock.applications += len(run)
+        if known is not None:
+            for tactic, ran in zip(to_run, run, strict=False):
+                known.keep(state, tactic, ran)
+        kept: list[Suggestion] = []
+        outcomes: list[Outcome] = []
+        fresh: list[bool] = []
+        next_run = iter(run)
+        for suggestion, got in zip(suggestions, taken, strict=True):
+            outcome = got if got is not None else next(next_run, None)
+            if outcome is None:  # it did not start before the deadline
+                continue
+            kept.append(suggestion)
+            outcomes.append(outcome)
+            fresh.append(got is None)
+        return kept, outcomes, fresh
 
     def _refusal(
         self,
