@@ -102,7 +102,8 @@ class SearchConfig:
     slow_timeouts: int | None = SLOW_TIMEOUTS
     #: A schedule's later stages take the outcomes of tactics the earlier stages ran at
     #: the same state (:class:`KnownOutcomes`) instead of running them again. Off by
-    #: default: on the tuning slices it proved no more (docs/generators.md, "Stages").
+    #: default: on the tuning slices it proved no more (docs/generators.md, "A later stage
+    #: and the earlier stage's work").
     reuse_outcomes: bool = False
 
     @property
@@ -164,9 +165,6 @@ class KnownOutcomes:
 
     def __init__(self) -> None:
         self._outcomes: dict[tuple[str, str], Outcome] = {}
-
-    def __len__(self) -> int:
-        return len(self._outcomes)
 
     def get(self, state: ProofState, tactic: str) -> Outcome | None:
         return self._outcomes.get((state.key, tactic))
