@@ -191,6 +191,8 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--index", str(trace), "--gen-option", "neighbors=3"],
         ["search", str(theorems), "--index", str(trace), "--gen-option", "knn_share=1.5"],
         ["search", str(theorems), "--index", str(trace), "--gen-option", "premise_ranking=x"],
+        ["search", str(theorems), "--index", str(trace), "--gen-option", "adapt_names=2"],
+        ["search", str(theorems), "--index", str(trace), "--gen-option", "dropped_features=x"],
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
         ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
         ["prove", str(tmp_path)],  # no _CoqProject

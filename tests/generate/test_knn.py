@@ -56,6 +56,15 @@ def test_renamed_hypotheses_get_adapted_names(trace: Path) -> None:
     assert not any("Hnm" in t for t in tactics(knn, goal("b = a", ("a, b", "nat")).render(), NEW))
 
 
+def test_names_left_as_recorded_when_adaptation_is_off(trace: Path) -> None:
+    """``adapt_names=False`` (issue 19's ablation) gives the recorded text, as before the
+    fix: the names of the recorded goal, not the current one's."""
+    knn = KnnGenerator(build_corpus(trace), adapt_names=False)
+    renamed = goal("b = a", ("a, b", "nat"), ("E", "a = b")).render()
+    assert tactics(knn, renamed, NEW)[0] == "symmetry; exact Hnm"
+    assert "induction n" in tactics(knn, goal("k + 0 = k", ("k", "nat")).render(), NEW)
+
+
 def test_live_text_and_trace_rendering_are_parsed_alike() -> None:
     text = (
         "n, m : nat\nHnm : n = m\nx := 3 : nat\n============================\nm = n\n\n"

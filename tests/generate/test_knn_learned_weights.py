@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.generate.knn_trace import goal
 from tests.generate.strength_trace import write_big_trace
 
@@ -40,3 +41,21 @@ def test_three_unrelated_learned_proofs_stay_out_of_an_unrelated_goal(tmp_path: 
     # A goal like a learned one still gets its learned tactic first.
     again = goal("p1 (q1 z) = r1 z", ("z", "nat")).render()
     assert knn.generate(again, NEW, 5)[0].tactic == "apply learned_one"
+
+
+def test_the_ablation_switch_brings_the_swamping_back(tmp_path: Path) -> None:
+    """``dropped_features="unseen"`` (issue 19's ablation) weighs dropped features as
+    unseen ones, as before the fix: the learned proofs then reach the unrelated goal."""
+    corpus = build_corpus(write_big_trace(tmp_path / "trace"))
+    knn = KnnGenerator(corpus, dropped_features="unseen")
+    query = goal("f3 (g5 x) = h7 x", ("x", "nat")).render()
+    for number, (state, tactic) in enumerate(LEARNED):
+        knn.learn(Theorem(f"t{number}", "Lemma t : True."), [(state.render(), tactic)])
+    after = knn.generate(query, NEW, 10)
+    assert any(s.tactic.startswith("apply learned_") for s in after), after
+
+
+def test_an_unknown_dropped_features_choice_is_refused(tmp_path: Path) -> None:
+    corpus = build_corpus(write_big_trace(tmp_path / "trace"))
+    with pytest.raises(ValueError, match="dropped_features='often': choose one of ignored"):
+        KnnGenerator(corpus, dropped_features="often")

@@ -63,6 +63,21 @@ def test_the_premise_of_the_goals_shape_comes_first_and_aliases_count_once(
     assert "Lib.PeanoNat.Nat.Z_add_comm" not in [p.name for p in found[:6]]
 
 
+def test_bm25_alone_ranks_long_statements_first(tmp_path: Path) -> None:
+    """``ranking="bm25"`` (issue 19's ablation of the second pass): BM25's own order,
+    where long statements that repeat the goal's symbols beat the goal's own shape; the
+    premises tie in coverage, and copies still count once."""
+    retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "trace")), ranking="bm25")
+    state = parse_first_goal(goal("n + m = m + n", ("n, m", "nat")).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 8)
+    assert found[0].name != "Lib.PeanoNat.Nat.add_comm"
+    assert {p.coverage for p in found} == {1.0}
+    statements = [p.statement for p in found]
+    assert len(statements) == len(set(statements))
+    scores = [p.score for p in found]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_own_file_premises_are_named_as_they_resolve_at_the_theorem(tmp_path: Path) -> None:
     retriever = PremiseRetriever(build_corpus(_trace(tmp_path / "trace")))
     state = parse_first_goal(goal("x * 2 + y = y + x * 2", ("x, y", "nat")).render())

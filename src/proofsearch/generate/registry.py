@@ -131,14 +131,23 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
 
         parse_schedule(str(options["schedule"]), SCHEDULE_STAGES)
     ranking = options.get("premise_ranking")
-    if ranking is not None and ranking not in ("fitted", "match"):
+    if ranking is not None and ranking not in ("fitted", "match", "bm25"):
         raise ValueError(
-            f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default) "
-            "or fitted"
+            f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default), "
+            "fitted or bm25"
         )
-    unfold = options.get("unfold")
-    if unfold is not None and not isinstance(unfold, bool):
-        raise ValueError(f"--gen-option unfold={unfold}: give true (the default) or false")
+    for flag in ("unfold", "adapt_names"):
+        value = options.get(flag)
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(
+                f"--gen-option {flag}={value}: not true or false; give true (the default) or false"
+            )
+    dropped = options.get("dropped_features")
+    if dropped is not None and dropped not in ("ignored", "unseen"):
+        raise ValueError(
+            f"--gen-option dropped_features={dropped}: not a choice; choose ignored (the default) "
+            "or unseen"
+        )
     _check_count(options, "namesakes", "premises named after the theorem the templates take", 2)
     _check_count(options, "hint_premises", "retrieved premises `eauto using …` and its kin take", 4)
     if name == "knn-portfolio" and "knn_share" in options:
@@ -173,13 +182,18 @@ def _knn_parts(
     unfold: bool = True,
     namesakes: int = 2,
     hint_premises: int = 4,
+    adapt_names: bool = True,
+    dropped_features: str = "ignored",
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
     corpus = load_corpus(_need_index(name, index))  # cached: one copy per process
-    parts: list[TacticGenerator] = [KnnGenerator(corpus, neighbours=neighbours)]
+    knn = KnnGenerator(
+        corpus, neighbours=neighbours, adapt_names=adapt_names, dropped_features=dropped_features
+    )
+    parts: list[TacticGenerator] = [knn]
     if premises > 0:
         parts.append(
             PremiseTemplateGenerator(
@@ -213,6 +227,8 @@ def _knn(
     unfold: bool = True,
     namesakes: int = 2,
     hint_premises: int = 4,
+    adapt_names: bool = True,
+    dropped_features: str = "ignored",
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -222,8 +238,9 @@ def _knn(
     from proofsearch.generate.merged import calibrated_merge
 
     parts = _knn_parts(
-        "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises
-    )
+        "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises,
+        adapt_names, dropped_features,
+    )  # fmt: skip
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
 
@@ -252,6 +269,8 @@ def _knn_portfolio(
     unfold: bool = True,
     namesakes: int = 2,
     hint_premises: int = 4,
+    adapt_names: bool = True,
+    dropped_features: str = "ignored",
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -280,7 +299,7 @@ def _knn_portfolio(
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
         "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes,
-        hint_premises,
+        hint_premises, adapt_names, dropped_features,
     )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)

@@ -34,6 +34,9 @@ from proofsearch.theorem import Theorem
 #: Score of a sentence's prefix relative to the sentence, per part left out.
 PREFIX_PENALTY = -0.7
 _CLOSERS = ("by ", "now ")
+#: How a learned state weighs the features the build dropped as too common: ``ignored``
+#: (the default) or ``unseen`` (as a feature no state has: the ablation's old behaviour).
+DROPPED_FEATURES = ("ignored", "unseen")
 
 
 @dataclass
@@ -56,7 +59,18 @@ class KnnGenerator(TacticGenerator):
         min_similarity: float = 1e-3,
         max_postings: int = 40_000,
         sentence_prefixes: bool = True,
+        adapt_names: bool = True,
+        dropped_features: str = "ignored",
     ) -> None:
+        """``adapt_names`` and ``dropped_features`` exist for issue 19's ablation: off
+        (``False``, ``"unseen"``), a recorded tactic's names are left as they were, and a
+        learned state's features the build dropped as too common weigh as much as unseen
+        ones (the behaviour before the fixes, docs/generators.md)."""
+        if dropped_features not in DROPPED_FEATURES:
+            choices = ", ".join(DROPPED_FEATURES)
+            raise ValueError(f"dropped_features={dropped_features!r}: choose one of {choices}")
+        self.adapt_names = adapt_names
+        self.weigh_dropped = dropped_features == "unseen"
         self.corpus = corpus
         self.index = corpus.states
         self.tactic_table = corpus.tactics
@@ -178,7 +192,9 @@ class KnnGenerator(TacticGenerator):
             tactic = tactic_text.get(tactic_id)
             if tactic is None:
                 tactic = tactic_text[tactic_id] = self.tactic_table[tactic_id]
-            if record:
+            if not self.adapt_names:
+                variants = [tactic]
+            elif record:
                 if prints is None:
                     prints = fingerprints(goal)
                 variants = adapt(tactic, record, goal, prints)
@@ -209,7 +225,7 @@ class KnnGenerator(TacticGenerator):
         """Weights of the query's features that only learned states have."""
         if not self.learned.tactics:
             return {}
-        dropped = self._dropped(keys)
+        dropped = self._dropped(keys) & (not self.weigh_dropped)
         return {
             int(key): self.unseen_weight * float(scale)
             for key, is_known, is_dropped, scale in zip(keys, known, dropped, scales, strict=True)
@@ -230,7 +246,7 @@ class KnnGenerator(TacticGenerator):
         positions, known = self.index.lookup(keys)
         weights = np.full(len(keys), self.unseen_weight, dtype=np.float64) * scales
         weights[known] = self.index.weights[positions]
-        kept = ~self._dropped(keys)
+        kept = ~self._dropped(keys) | self.weigh_dropped
         return {int(k): float(w) for k, w in zip(keys[kept], weights[kept], strict=True)}
 
     def _from_learned(
@@ -257,7 +273,10 @@ class KnnGenerator(TacticGenerator):
                 scope, self.learned.scopes[state]
             ):
                 continue
-            variants = adapt(self.learned.tactics[state], self.learned.names[state], goal)
+            tactic = self.learned.tactics[state]
+            variants = (
+                adapt(tactic, self.learned.names[state], goal) if self.adapt_names else [tactic]
+            )
             score = _log_similarity(similarity)
             for rank, variant in enumerate(variants):
                 variant_score = score - math.log1p(rank)

@@ -17,7 +17,8 @@ symbol weighted by its rarity), BM25 breaking ties; with ``ranking="fitted"`` by
 fitted score (:mod:`.ranking`) over the same match, the fit, the premise's place and how
 often the earlier proofs the theorem may see used it (:mod:`..knn.premise_uses`).
 Copies of one lemma (the same short name and statement, re-exported by another module)
-count once, the shortest name kept.
+count once, the shortest name kept. ``ranking="bm25"`` leaves the second pass out
+(BM25's order alone, copies still once): issue 19's ablation of the ranking fix.
 Operators count typed too (``+@nat``, from hypotheses and binder annotations), so a
 ``Z`` lemma does not pass for a ``nat`` one.
 """
@@ -52,7 +53,8 @@ from proofsearch.theorem import Theorem
 CONCLUSION_WEIGHT, HYPOTHESIS_WEIGHT = 1.0, 0.5
 #: Candidates BM25 hands the second pass, per premise asked for, by ranking: the fitted
 #: score was fitted and measured on 16, the hand-fixed order on 8.
-RERANK_FACTOR = {"fitted": 16, "match": 8}
+#: ``bm25`` has no second pass: BM25's own best are the candidates.
+RERANK_FACTOR = {"fitted": 16, "match": 8, "bm25": 1}
 #: Binder syntax: says nothing about what a statement is about.
 _SYNTAX = frozenset({"(", ")", ",", ":", "forall", "fun", "=>", "exists", "∀", "λ"})
 
@@ -133,11 +135,12 @@ class PremiseRetriever:
     """Ranks the premises a theorem may see by BM25 against its goal."""
 
     def __init__(self, corpus: TraceCorpus, ranking: str = "match") -> None:
-        """``ranking``: ``fitted`` (the fitted score, :mod:`.ranking`) or ``match`` (the
-        former hand-fixed order: fit to the use, coverage, BM25)."""
+        """``ranking``: ``fitted`` (the fitted score, :mod:`.ranking`), ``match`` (the
+        hand-fixed order: fit to the use, coverage, BM25) or ``bm25`` (BM25 alone)."""
         if ranking not in RANKINGS:
             raise ValueError(f"premise ranking {ranking!r}: choose one of {', '.join(RANKINGS)}")
         self.fitted = ranking == "fitted"
+        self.bm25_only = ranking == "bm25"
         self.rerank_factor = RERANK_FACTOR[ranking]
         self.corpus = corpus
         self.index = corpus.premises
@@ -234,6 +237,11 @@ class PremiseRetriever:
             uses_seen = self.uses.visible_counts(candidates.tolist(), scope).tolist()
             required = set(self.corpus.table.requires[scope.module]) if scope else set()
         rows: list[Candidate] = []
+        if self.bm25_only:
+            for premise in candidates.tolist():
+                order = dict.fromkeys(uses, (-float(scores[premise]),))
+                rows.append(Candidate({}, order, premise, self.names[premise], 1.0))
+            return rows, scope, scores
         for row, premise in enumerate(candidates.tolist()):
             premise_shape, premise_skeleton, premise_sides, bag, length = self._premise_profile(
                 premise

@@ -44,8 +44,9 @@ FEATURES = (
     "log_uses",
 )
 
-#: The orders a retriever may use (``premise_ranking`` of the knn generators).
-RANKINGS = ("fitted", "match")
+#: The orders a retriever may use (``premise_ranking`` of the knn generators). ``bm25``
+#: (BM25's order alone, no second pass) is for the ablation of the second pass.
+RANKINGS = ("fitted", "match", "bm25")
 
 #: Fitted weights (``benchmarks/premise_weights.py --index STDLIB_TRACE --exclude
 #: EVAL.jsonl``; seed 1, 300 steps of gradient ascent, L2 0.01). ``any`` has no fit
