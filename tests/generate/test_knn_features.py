@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.generate.knn_trace import goal, step
 from tests.generate.strength_trace import write_records
 
-from proofsearch.generate.knn.corpus import build_corpus
-from proofsearch.generate.knn.features import goal_features
+from proofsearch.generate.knn.corpus import build_corpus, cache_key, load_corpus
+from proofsearch.generate.knn.features import goal_features, untyped
 from proofsearch.generate.knn.generator import KnnGenerator
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.theorem import Theorem
@@ -53,3 +54,34 @@ def test_knn_prefers_the_state_of_the_same_type(tmp_path: Path) -> None:
     scores = {s.tactic: s.logprob for s in found}
     assert found[0].tactic == "apply Z.add_comm"
     assert scores["apply Z.add_comm"] > scores["apply Nat.add_comm"]
+
+
+def test_untyped_keeps_every_feature_but_the_typed_ones() -> None:
+    assert untyped({"c:+@nat": 1.0, "c:$@Z": 1.0, "top:=@nat": 1.0, "c:@eq": 1.0, "c:+": 1.0}) == {
+        "c:@eq": 1.0,
+        "c:+": 1.0,
+    }
+
+
+def test_an_untyped_corpus_loses_the_type_and_caches_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``typed_features=False`` (issue 19's ablation of item 2): no typed feature in the
+    index or the query, so the ``Z`` goal no longer prefers the ``Z`` state: the ``nat``
+    state, whose local names sit where the goal's do, comes first. The untyped corpus
+    has its own cache key and its own in-process copy."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    steps = [
+        step("Lib.A", "z", 10, 0, goal("x + y = y + x", *MIXED), "apply Z.add_comm."),
+        step("Lib.A", "n", 20, 0, goal("n + m = m + n", *MIXED), "apply Nat.add_comm."),
+    ]
+    trace = write_records(tmp_path / "t", {"Lib.A": []}, {"Lib.A": steps}, {})
+    plain = load_corpus(str(trace), typed_features=False)
+    assert not plain.typed_features and load_corpus(str(trace)).typed_features
+    assert load_corpus(str(trace), typed_features=False) is plain
+    assert cache_key(str(trace)) != cache_key(str(trace), typed_features=False)
+    typed_keys = set(build_corpus(trace).arrays["states.forward_keys"].tolist())
+    assert set(plain.arrays["states.forward_keys"].tolist()) < typed_keys
+    query = goal("a + b = b + a", ("a, b", "Z"), ("k", "nat")).render()
+    found = KnnGenerator(plain).generate(query, Theorem("t", "Lemma t : True."), 5)
+    assert found[0].tactic == "apply Nat.add_comm"

@@ -26,7 +26,8 @@ def share_index(spec: WorkerSpec) -> tuple[list[str], Any] | None:
 
     from proofsearch.generate.knn.corpus import index_paths, load_corpus
 
-    return index_paths(index), ray.put(load_corpus(index).payload())
+    typed = bool(spec.generator_options.get("typed_features", True))  # False: an ablation
+    return index_paths(index), ray.put(load_corpus(index, typed_features=typed).payload())
 
 
 def receive_index(shared: tuple[list[str], Any] | None) -> None:

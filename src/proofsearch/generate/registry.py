@@ -136,7 +136,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default), "
             "fitted or bm25"
         )
-    for flag in ("unfold", "adapt_names"):
+    for flag in ("unfold", "adapt_names", "typed_features"):
         value = options.get(flag)
         if value is not None and not isinstance(value, bool):
             raise ValueError(
@@ -184,12 +184,14 @@ def _knn_parts(
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
+    typed_features: bool = True,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
-    corpus = load_corpus(_need_index(name, index))  # cached: one copy per process
+    # cached: one copy per process
+    corpus = load_corpus(_need_index(name, index), typed_features=typed_features)
     knn = KnnGenerator(
         corpus, neighbours=neighbours, adapt_names=adapt_names, dropped_features=dropped_features
     )
@@ -229,6 +231,7 @@ def _knn(
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
+    typed_features: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -239,7 +242,7 @@ def _knn(
 
     parts = _knn_parts(
         "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises,
-        adapt_names, dropped_features,
+        adapt_names, dropped_features, typed_features,
     )  # fmt: skip
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
@@ -271,6 +274,7 @@ def _knn_portfolio(
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
+    typed_features: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -299,7 +303,7 @@ def _knn_portfolio(
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
         "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes,
-        hint_premises, adapt_names, dropped_features,
+        hint_premises, adapt_names, dropped_features, typed_features,
     )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)
@@ -311,7 +315,9 @@ def _knn_portfolio(
             if name == "portfolio":
                 built[name] = portfolio
             elif name == "hammer":
-                built[name] = HammerTacticsGenerator(load_corpus(index))
+                built[name] = HammerTacticsGenerator(
+                    load_corpus(index, typed_features=typed_features)
+                )
             elif name == "knn":
                 built[name] = calibrated_merge(knn_parts, knn_names, index, calibrate)
             else:
@@ -334,12 +340,13 @@ def _premises(
     unfold: bool = True,
     namesakes: int = 2,
     hint_premises: int = 4,
+    typed_features: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 
-    corpus = load_corpus(_need_index("premises", index))
+    corpus = load_corpus(_need_index("premises", index), typed_features=typed_features)
     return PremiseTemplateGenerator(
         corpus, premises=premises, ranking=premise_ranking, unfold=unfold, namesakes=namesakes,
         eauto_premises=hint_premises,

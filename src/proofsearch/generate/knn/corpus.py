@@ -29,7 +29,13 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from proofsearch.generate.knn.features import FEATURES_VERSION, SCALE, feature_hash, goal_features
+from proofsearch.generate.knn.features import (
+    FEATURES_VERSION,
+    SCALE,
+    feature_hash,
+    goal_features,
+    untyped,
+)
 from proofsearch.generate.knn.goals import bound_names, parse_first_goal
 from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
 from proofsearch.generate.knn.names import record_names
@@ -138,6 +144,13 @@ class TraceCorpus:
         return InvertedIndex.from_arrays(self.arrays, "states")
 
     @property
+    def typed_features(self) -> bool:
+        """Whether the features and premise terms tell types apart (``+@nat``): the
+        default; ``False`` only for the ablation (:func:`build_corpus`)."""
+        flag = self.arrays.get("features.typed")
+        return True if flag is None else bool(flag[0])
+
+    @property
     def tactics(self) -> StringTable:
         return StringTable.from_arrays(self.arrays, "tactics")
 
@@ -179,7 +192,7 @@ class TraceCorpus:
         return TraceCorpus(table, dict(payload["arrays"]))
 
 
-def _state_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
+def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str, np.ndarray]:
     vocabulary: dict[str, int] = {}
     documents: list[np.ndarray] = []
     feature_ids: list[np.ndarray] = []
@@ -194,7 +207,7 @@ def _state_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
             if not step.goals or not tactic:
                 continue
             goal = parse_first_goal(step.goals[0].render())
-            features = goal_features(goal)
+            features = goal_features(goal) if typed else untyped(goal_features(goal))
             ids = [vocabulary.setdefault(f, len(vocabulary)) for f in features]
             document = len(state_module)
             documents.append(np.full(len(ids), document, dtype=np.int32))
@@ -298,8 +311,9 @@ def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray
     }
 
 
-def build_corpus(index: IndexPaths | TraceSet) -> TraceCorpus:
-    """Read one trace folder, or several as one, into a corpus."""
+def build_corpus(index: IndexPaths | TraceSet, typed_features: bool = True) -> TraceCorpus:
+    """Read one trace folder, or several as one, into a corpus. ``typed_features=False``
+    leaves the states' typed features out (issue 19's ablation of its item 2)."""
     trace = index if isinstance(index, TraceSet) else TraceSet(index)
     records = trace.files()
     modules = [r.module for r in records]
@@ -309,7 +323,11 @@ def build_corpus(index: IndexPaths | TraceSet) -> TraceCorpus:
         [r.requires for r in records],
         [r.require_lines for r in records],
     )
-    arrays = {**_state_arrays(trace, modules), **_premise_arrays(trace, modules)}
+    arrays = {
+        **_state_arrays(trace, modules, typed_features),
+        **_premise_arrays(trace, modules),
+        "features.typed": np.array([int(typed_features)], dtype=np.int8),
+    }
     arrays.update(
         use_arrays(
             _strings(arrays, "premise_names"),
@@ -343,13 +361,17 @@ def _folder_key(trace: TraceDir) -> str:
     return digest.hexdigest()[:32]
 
 
-def cache_key(index: IndexPaths | TraceSet) -> str:
-    """The cache key of an index: its folder's key, or a digest of its folders' keys in order."""
+def cache_key(index: IndexPaths | TraceSet, typed_features: bool = True) -> str:
+    """The cache key of an index: its folder's key, or a digest of its folders' keys in
+    order; an untyped corpus (the ablation) has a key of its own."""
     traces = index.traces if isinstance(index, TraceSet) else map(TraceDir, index_paths(index))
     keys = [_folder_key(trace) for trace in traces]
-    if len(keys) == 1:
-        return keys[0]
-    return hashlib.sha256(("several/" + "/".join(keys)).encode()).hexdigest()[:32]
+    key = keys[0] if len(keys) == 1 else _digest("several/" + "/".join(keys))
+    return key if typed_features else _digest("untyped/" + key)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def cache_dir() -> Path:
@@ -361,25 +383,27 @@ _PRELOADED: dict[str, TraceCorpus] = {}
 _LOCK = threading.Lock()
 
 
-def _canonical(index: IndexPaths) -> str:
-    return "\n".join(index_paths(index))
+def _canonical(index: IndexPaths, typed_features: bool = True) -> str:
+    return "\n".join(index_paths(index)) + ("" if typed_features else "\n(untyped)")
 
 
 def preload(index: IndexPaths, corpus: TraceCorpus) -> None:
     """Make :func:`load_corpus` return ``corpus`` for ``index`` in this process."""
-    _PRELOADED[_canonical(index)] = corpus
+    _PRELOADED[_canonical(index, corpus.typed_features)] = corpus
 
 
-def load_corpus(index: IndexPaths, use_cache: bool = True) -> TraceCorpus:
+def load_corpus(
+    index: IndexPaths, use_cache: bool = True, typed_features: bool = True
+) -> TraceCorpus:
     """The corpus of ``index`` (one trace folder, or several read as one): preloaded,
     cached on disk, or built (then cached)."""
-    name = _canonical(index)
+    name = _canonical(index, typed_features)
     with _LOCK:
         if name in _PRELOADED:
             return _PRELOADED[name]
         # A clear error for a folder that is not a trace, or a module in two of them.
         traces = TraceSet(index)
-        key = cache_key(traces)
+        key = cache_key(traces, typed_features)
         path = cache_dir() / f"{key}.npz"
         meta_path = cache_dir() / f"{key}.json"
         corpus: TraceCorpus | None = None
@@ -392,7 +416,7 @@ def load_corpus(index: IndexPaths, use_cache: bool = True) -> TraceCorpus:
             except (OSError, ValueError, KeyError):
                 corpus = None  # a damaged cache is rebuilt
         if corpus is None:
-            corpus = build_corpus(traces)
+            corpus = build_corpus(traces, typed_features)
             if use_cache:
                 _save(corpus, path, meta_path)
         _PRELOADED[name] = corpus
@@ -401,7 +425,7 @@ def load_corpus(index: IndexPaths, use_cache: bool = True) -> TraceCorpus:
 
 def save_corpus(index: IndexPaths, corpus: TraceCorpus) -> None:
     """Cache ``corpus`` (built from ``index``) on disk and for this process."""
-    key = cache_key(index)
+    key = cache_key(index, corpus.typed_features)
     _save(corpus, cache_dir() / f"{key}.npz", cache_dir() / f"{key}.json")
     preload(index, corpus)
 

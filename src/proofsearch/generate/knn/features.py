@@ -31,6 +31,8 @@ count more than hypothesis ones); :mod:`.index` multiplies it by the feature's r
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -53,6 +55,18 @@ OPERATOR_LEVELS = _LEVEL
 _BINDER_HEADS = frozenset({"forall", "exists", "exists2", "fun", "∀", "∃", "λ"})
 #: Operators whose operands' type is worth a feature (the connectives are on Prop).
 _TYPED = frozenset(op for op, level in _LEVEL.items() if level <= 70)
+#: A typed feature or term: ``+@nat``, ``c:$@Z`` (an ``@`` after a token; Coq's own
+#: ``@f`` starts its token).
+_TYPED_KEY = re.compile(r"[^:\s]@")
+
+
+def untyped(features: Mapping[str, float]) -> dict[str, float]:
+    """``features`` without the typed ones: what the index and the premise terms were
+    before types told ``nat``'s ``+`` from ``Z``'s (``typed_features=false``, issue 19's
+    ablation of its item 2)."""
+    return {key: value for key, value in features.items() if not _TYPED_KEY.search(key)}
+
+
 #: Module prefixes of qualified functions that say the type of what they work on.
 _MODULE_TYPE = {"Z": "Z", "N": "N", "Pos": "positive", "Nat": "nat", "Q": "Q", "R": "R"}
 

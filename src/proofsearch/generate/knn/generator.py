@@ -24,7 +24,7 @@ import numpy as np
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corpus
-from proofsearch.generate.knn.features import goal_features, hash_features
+from proofsearch.generate.knn.features import goal_features, hash_features, untyped
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
 from proofsearch.generate.knn.prefixes import prefixes
@@ -104,7 +104,7 @@ class KnnGenerator(TacticGenerator):
             return []
         scope, mask = self.scopes.get(theorem.name, theorem.extra)
         goal = parse_first_goal(goals)
-        keys, scales = hash_features(goal_features(goal))
+        keys, scales = hash_features(self._features(goal))
         positions, known = self.index.lookup(keys)
         weights = self.index.weights[positions].astype(np.float64)
         learned_weights = self._learned_weights(keys, known, scales)
@@ -232,6 +232,11 @@ class KnnGenerator(TacticGenerator):
             if not is_known and not is_dropped and int(key) in self.learned.postings
         }
 
+    def _features(self, goal: ParsedGoal) -> dict[str, float]:
+        """The goal's features, as the index has them (typed, but for the ablation)."""
+        features = goal_features(goal)
+        return features if self.corpus.typed_features else untyped(features)
+
     def _dropped(self, keys: np.ndarray) -> np.ndarray:
         """Which of ``keys`` the build dropped as too common."""
         if len(self.dropped_keys) == 0:
@@ -242,7 +247,7 @@ class KnnGenerator(TacticGenerator):
     def _feature_weights(self, goal: ParsedGoal) -> dict[int, float]:
         """A learned state's feature weights: the index's where it has them, the unseen
         weight for new features, and none for the features the build dropped."""
-        keys, scales = hash_features(goal_features(goal))
+        keys, scales = hash_features(self._features(goal))
         positions, known = self.index.lookup(keys)
         weights = np.full(len(keys), self.unseen_weight, dtype=np.float64) * scales
         weights[known] = self.index.weights[positions]

@@ -38,6 +38,7 @@ from proofsearch.generate.knn.features import (
     feature_hash,
     local_types,
     typed_operators,
+    untyped,
 )
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names
 from proofsearch.generate.knn.notation import matching_tokens
@@ -141,6 +142,7 @@ class PremiseRetriever:
             raise ValueError(f"premise ranking {ranking!r}: choose one of {', '.join(RANKINGS)}")
         self.fitted = ranking == "fitted"
         self.bm25_only = ranking == "bm25"
+        self.typed = corpus.typed_features
         self.rerank_factor = RERANK_FACTOR[ranking]
         self.corpus = corpus
         self.index = corpus.premises
@@ -350,6 +352,9 @@ class PremiseRetriever:
         return weight
 
     def _bag(self, symbols: dict[str, float]) -> dict[str, float]:
+        # The typed operators (``+@nat``) count in the bags unless the corpus is untyped.
+        if not self.typed:
+            symbols = untyped(symbols)
         return {s: count * self._idf(s) for s, count in symbols.items()}
 
     def _goal_profile(self, goal: ParsedGoal) -> tuple[str, Skeleton | None, dict[str, float]]:
