@@ -241,7 +241,9 @@ class PremiseRetriever:
         rows: list[Candidate] = []
         if self.bm25_only:
             for premise in candidates.tolist():
-                order = dict.fromkeys(uses, (-float(scores[premise]),))
+                order: dict[Use, tuple[float, ...]] = dict.fromkeys(
+                    uses, (-float(scores[premise]),)
+                )
                 rows.append(Candidate({}, order, premise, self.names[premise], 1.0))
             return rows, scope, scores
         for row, premise in enumerate(candidates.tolist()):
