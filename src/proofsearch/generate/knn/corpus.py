@@ -145,8 +145,8 @@ class TraceCorpus:
 
     @property
     def typed_features(self) -> bool:
-        """Whether the features and premise terms tell types apart (``+@nat``): the
-        default; ``False`` only for the ablation (:func:`build_corpus`)."""
+        """Whether the states' features tell types apart (``+@nat``): the default;
+        ``False`` only for the ablation (:func:`build_corpus`)."""
         flag = self.arrays.get("features.typed")
         return True if flag is None else bool(flag[0])
 
