@@ -79,6 +79,8 @@ BAD_NUMBERS = [
     ("search", "--max-expansions", "0"),
     ("search", "--slow-tactic-timeouts", "-1"),
     ("prove", "--slow-tactic-timeouts", "x"),
+    ("search", "--goal-penalty", "-0.5"),
+    ("prove", "--goal-penalty", "much"),
     ("search", "--tactic-timeout", "0"),
     ("search", "--memory-limit-mb", "0"),
     ("search", "--generator-actors", "-1"),

@@ -35,6 +35,10 @@ def test_states_goals_and_keys(prover: CoqProver) -> None:
     intro_n = session.apply(session.root, "intro n")
     assert isinstance(intro_n, ProofState) and intro_n.key == intros.key
     assert intros.key != session.root.key != induction.key
+    # Goals are counted from the raw reply, without rendering them.
+    assert (intros.goal_count, induction.goal_count) == (1, 2)
+    closed = session.apply(induction, "reflexivity")
+    assert isinstance(closed, ProofState) and closed.goal_count == 1
 
 
 def test_errors_and_going_back(prover: CoqProver) -> None:

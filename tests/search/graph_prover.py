@@ -54,9 +54,16 @@ class GraphSession(ProofSession):
 class GraphProver(Prover):
     name = "graph"
 
-    def __init__(self, edges: Mapping[str, Mapping[str, str]], delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        edges: Mapping[str, Mapping[str, str]],
+        delay: float = 0.0,
+        goal_counts: Mapping[str, int] | None = None,
+    ) -> None:
         self.edges = edges
         self.delay = delay
+        #: How many goals a state reports (:attr:`ProofState.goal_count`); unlisted: unknown.
+        self.goal_counts = dict(goal_counts or {})
         self.stats = ProverStats()
         self.applied: list[tuple[str, str]] = []
         #: When each tactic started (``time.perf_counter()``).
@@ -68,7 +75,7 @@ class GraphProver(Prover):
         return cls(options.get("edges", {}), options.get("delay", 0.0))
 
     def state(self, key: str, path: tuple[str, ...]) -> ProofState:
-        return ProofState((f"goal {key}",), key, path)
+        return ProofState((f"goal {key}",), key, path, goal_count=self.goal_counts.get(key))
 
     def open(self, theorem: Theorem) -> ProofSession:
         return GraphSession(self, theorem)

@@ -20,7 +20,11 @@ def search(
     table: Mapping[str, Sequence[tuple[str, float]]],
     **config: object,
 ) -> tuple[object, GraphProver, TableGenerator]:
-    prover = GraphProver(edges, delay=float(config.pop("delay", 0.0)))  # type: ignore[arg-type]
+    prover = GraphProver(
+        edges,
+        delay=float(config.pop("delay", 0.0)),  # type: ignore[arg-type]
+        goal_counts=config.pop("goal_counts", None),  # type: ignore[arg-type]
+    )
     generator = TableGenerator(table)
     searcher = BestFirstSearchProver(prover, generator, SearchConfig(**config))  # type: ignore[arg-type]
     return searcher.search(THEOREM), prover, generator
@@ -33,6 +37,22 @@ def test_expands_by_cumulative_logprob() -> None:
     # A (-0.1), then A2 (-0.3), then B (-0.5): B's child proves it.
     assert generator.calls == ["root", "A", "A2", "B"]
     assert result.status is Status.PROVED and result.proof == ["b", "b2"] and result.checked
+
+
+def test_goal_penalty_puts_a_state_with_fewer_goals_first() -> None:
+    # A is likelier (-0.1) but opened three goals; B (-0.5) has one. Goal counts are only
+    # a tie-breaker of sorts: with no penalty the log-prob alone decides, as above.
+    edges = {"root": {"a": "A", "b": "B"}, "A": {}, "B": {"b2": QED}}
+    table = {"root": [("a", -0.1), ("b", -0.5)], "B": [("b2", -0.1)]}
+    counts = {"A": 3, "B": 1}
+    _, _, plain = search(edges, table, goal_counts=counts)
+    assert plain.calls == ["root", "A", "B"]
+    result, _, penalised = search(edges, table, goal_counts=counts, goal_penalty=0.25)
+    # A: -0.1 - 2 × 0.25 = -0.6 < B's -0.5.
+    assert penalised.calls == ["root", "B"] and result.proof == ["b", "b2"]
+    # A state whose backend does not count its goals is taken as one goal.
+    _, _, unknown = search(edges, table, goal_counts={"B": 1}, goal_penalty=0.25)
+    assert unknown.calls == ["root", "A", "B"]
 
 
 def test_failed_when_tree_exhausted_and_open_when_budget_spent() -> None:

@@ -109,6 +109,11 @@ def add_search_budgets(
         "what they did then (reuse: saves their time; on the tuning slices it proved no "
         "more)",
     )  # fmt: skip
+    group.add_argument(
+        "--goal-penalty", type=at_least(0.0, float), default=0.0, metavar="W",
+        help="order the search by a state's log-prob less W for each open goal beyond one "
+        "(default: 0, the log-prob alone)",
+    )  # fmt: skip
     return group
 
 
@@ -133,6 +138,7 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
         budget_after_open=args.budget_after_header,
         slow_timeouts=_slow_timeouts(args.slow_tactic_timeouts),
         reuse_outcomes=args.stage_outcomes == "reuse",
+        goal_penalty=args.goal_penalty,
     )
 
 

@@ -37,9 +37,12 @@ class ProofState:
     same state (all goal lists included) and the search merges them. A backend may give
     ``goals`` as a function: most states are never expanded, so their goals need never
     be rendered (the Coq backend computes keys from the prover's raw reply).
+    ``goal_count`` is how many goals are open (every goal list), when the backend can
+    tell without rendering them; ``None`` when it cannot (a search may then treat the
+    state as one goal).
     """
 
-    __slots__ = ("_goals", "handle", "key", "path")
+    __slots__ = ("_goals", "goal_count", "handle", "key", "path")
 
     def __init__(
         self,
@@ -47,11 +50,13 @@ class ProofState:
         key: str,
         path: tuple[str, ...] = (),
         handle: Any = None,
+        goal_count: int | None = None,
     ) -> None:
         self._goals = goals if callable(goals) else tuple(goals)
         self.key = key
         self.path = tuple(path)
         self.handle = handle
+        self.goal_count = goal_count
 
     @property
     def goals(self) -> tuple[str, ...]:

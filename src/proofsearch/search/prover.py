@@ -105,6 +105,9 @@ class SearchConfig:
     #: default: on the tuning slices it proved no more (docs/generators.md, "A later stage
     #: and the earlier stage's work").
     reuse_outcomes: bool = False
+    #: Priority taken off a state for each open goal beyond one (:class:`SearchTree`);
+    #: 0: the cumulative log-prob alone orders the search.
+    goal_penalty: float = 0.0
 
     @property
     def widest(self) -> int:
@@ -354,7 +357,7 @@ class BestFirstSearchProver:
         expansions earlier stages spent of ``max_expansions``; ``known``: outcomes of
         tactics earlier stages ran, taken instead of running them, and kept)."""
         config = self.config
-        tree = SearchTree(session.root)
+        tree = SearchTree(session.root, config.goal_penalty)
         found: list[list[str]] = []
         #: A found proof's (goals, tactic) steps, for generators that learn from proofs.
         steps: dict[tuple[str, ...], list[tuple[str, str]]] = {}

@@ -60,23 +60,36 @@ class Node:
 
 
 class SearchTree:
-    """Nodes by key and the queue of unexpanded nodes, best cumulative log-prob first."""
+    """Nodes by key and the queue of unexpanded nodes, best cumulative log-prob first.
 
-    def __init__(self, root: ProofState) -> None:
+    ``goal_penalty`` > 0 takes that much off a node's priority for each goal it has
+    beyond one (when its backend counts them, :attr:`ProofState.goal_count`): a state
+    that closed goals comes before one of the same log-prob that opened more.
+    """
+
+    def __init__(self, root: ProofState, goal_penalty: float = 0.0) -> None:
         self.root = Node(root, 0.0, 0)
         self.nodes: dict[str, Node] = {root.key: self.root}
         self._queue: list[tuple[float, int, int, Node]] = []
         self._counter = itertools.count()
+        self.goal_penalty = goal_penalty
         self._push(self.root)
 
+    def priority(self, node: Node) -> float:
+        """What the queue orders by: the node's log-prob less its goals' penalty."""
+        count = node.state.goal_count
+        if not self.goal_penalty or count is None or count <= 1:
+            return node.logprob
+        return node.logprob - self.goal_penalty * (count - 1)
+
     def _push(self, node: Node) -> None:
-        heapq.heappush(self._queue, (-node.logprob, node.depth, next(self._counter), node))
+        heapq.heappush(self._queue, (-self.priority(node), node.depth, next(self._counter), node))
 
     def pop(self) -> Node | None:
         """The best unexpanded node, or ``None`` when none is left."""
         while self._queue:
-            neg_logprob, _, _, node = heapq.heappop(self._queue)
-            if node.expanded or -neg_logprob != node.logprob:
+            neg_priority, _, _, node = heapq.heappop(self._queue)
+            if node.expanded or -neg_priority != self.priority(node):
                 continue  # expanded already, or a stale entry superseded by a better path
             return node
         return None

@@ -410,7 +410,10 @@ class CoqSession(ProofSession):
                 finished.append(i)
             else:
                 outcomes[i] = ProofState(
-                    functools.partial(_focused_goals, goal), key, (*state.path, sentences[i])
+                    functools.partial(_focused_goals, goal),
+                    key,
+                    (*state.path, sentences[i]),
+                    goal_count=xml.goal_count(goal.element.raw),
                 )
         if fatal:
             self.prover.restart()

@@ -256,6 +256,13 @@ def goals_key(raw: bytes) -> str | None:
     return hashlib.blake2b(body, digest_size=16).hexdigest()
 
 
+def goal_count(raw: bytes) -> int:
+    """How many goals a good ``Goal`` reply shows, in all four lists (each is printed as
+    one ``<goal>`` element; goal text is escaped, so the tag cannot occur inside it)."""
+    start = raw.find(b"<goals>")
+    return 0 if start < 0 else raw.count(b"<goal>", start)
+
+
 def goals_empty(raw: bytes) -> bool:
     """Whether a good ``Goal`` reply shows four empty goal lists (all goals solved)."""
     return b"<goals><list/><list/><list/><list/></goals>" in raw

@@ -293,7 +293,9 @@ class LeanSession(ProofSession):
             if self._generation == self.repl.generation:
                 self._ids[path] = step.proof_state
             handle = (self.repl.generation, step.proof_state)
-            return ProofState(step.goals, state_key(step.goals), path, handle)
+            return ProofState(
+                step.goals, state_key(step.goals), path, handle, goal_count=len(step.goals)
+            )
         if step.kind is StepKind.PROVED:
             return Proved(path)
         if step.kind is StepKind.TIMEOUT:
