@@ -41,7 +41,9 @@ def test_proof_branching_steps_to_a_proof(lean):
     split = state(session.apply(root, "apply And.intro"))
     assert [g.splitlines()[0] for g in split.goals] == ["case left", "case right"]
     assert split.path == ("apply And.intro",)
+    assert split.goal_count == 2  # the search's goal penalty reads it
     left_done = state(session.apply(split, "exact h1.left"))
+    assert left_done.goal_count == 1
     assert left_done.goals == ("case right\np q r : Prop\nh1 : p ∧ q\nh2 : q → r\n⊢ r",)
     applied = state(session.apply(left_done, "  apply h2  "))  # normalized before sending
     assert applied.goals[0].endswith("⊢ q")
