@@ -55,6 +55,19 @@ def test_goal_penalty_puts_a_state_with_fewer_goals_first() -> None:
     assert unknown.calls == ["root", "A", "B"]
 
 
+def test_the_goal_penalty_option_reaches_the_search() -> None:
+    from proofsearch.cli import build_parser
+    from proofsearch.cli.search import search_config
+
+    def penalty(command: str, *extra: str) -> float:
+        args = build_parser().parse_args([command, "t.jsonl", *extra])
+        return search_config(args, check=True).goal_penalty
+
+    assert penalty("search") == 0.0 == SearchConfig().goal_penalty
+    assert penalty("search", "--goal-penalty", "0.5") == 0.5
+    assert penalty("prove", "--goal-penalty", "1") == 1.0
+
+
 def test_failed_when_tree_exhausted_and_open_when_budget_spent() -> None:
     edges = {"root": {"a": "A"}, "A": {}}
     table = {"root": [("a", -1.0), ("x", -1.0)], "A": [("y", -1.0)]}
