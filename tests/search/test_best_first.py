@@ -6,6 +6,8 @@ import itertools
 import time
 from collections.abc import Mapping, Sequence
 
+from proofsearch.cli import build_parser
+from proofsearch.cli.search import search_config
 from proofsearch.env.base import ProofSession
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
@@ -56,9 +58,6 @@ def test_goal_penalty_puts_a_state_with_fewer_goals_first() -> None:
 
 
 def test_the_goal_penalty_option_reaches_the_search() -> None:
-    from proofsearch.cli import build_parser
-    from proofsearch.cli.search import search_config
-
     def penalty(command: str, *extra: str) -> float:
         args = build_parser().parse_args([command, "t.jsonl", *extra])
         return search_config(args, check=True).goal_penalty
