@@ -220,6 +220,7 @@ class BestFirstSearchProver:
             result.total_time = time.perf_counter() - start
             return result
         open_time = clock.environment.seconds
+        restarts_before = self.prover.stats.restarts
         budget_start = time.perf_counter() if self.config.budget_after_open else start
         session.deadline = budget_start + self.config.timeout
         try:
@@ -231,6 +232,9 @@ class BestFirstSearchProver:
         result.extra["open_time"] = round(open_time, 6)
         if clock.timeouts:  # where the prover's time went: kind → tactics that timed out
             result.extra["timeouts"] = dict(clock.timeouts.most_common())
+        restarts = self.prover.stats.restarts - restarts_before
+        if restarts:  # each one replays the header and the path: time the search lost
+            result.extra["prover_restarts"] = restarts
         return result
 
     def _run_schedule(

@@ -34,7 +34,7 @@ from proofsearch.env.base import (
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.checker import check_proof, statement_name
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
-from proofsearch.env.coq.idetop import ANOMALY, Call, CallsInterrupted, Reply, ReplyTimeout
+from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
 from proofsearch.env.coq.line import BOOKKEEPING_TIMEOUT, CoqLine, LineBroken
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.theorem import Theorem
@@ -106,8 +106,16 @@ def _is_timeout(message: str) -> bool:
 
 
 def _is_fatal(message: str) -> bool:
-    """Messages after which the process is not trusted any more."""
-    return bool(ANOMALY.search(message)) or "Out of memory" in message
+    """Messages after which the process is not trusted any more: it ran out of memory.
+
+    An anomaly is not one. It is an exception a tactic raised (``firstorder``'s
+    "decompose_prod_n_assum: not enough declarations" on math-comp's structures);
+    coqidetop reports it as that sentence's error, as CoqIDE shows it, and the batch's
+    ``Edit_at`` drops the failed state. Restarting for it cost a whole header replay
+    each time (5 s in math-comp's ``order.v``, several times in one 20 s search), and
+    a proof found afterwards is re-checked from scratch like any other.
+    """
+    return "Out of memory" in message
 
 
 class CoqProver(Prover):
@@ -387,11 +395,17 @@ class CoqSession(ProofSession):
         replies: list[Reply],
         outcomes: dict[int, Outcome],
     ) -> list[int]:
-        """Turn (Add, Goal, Edit_at) reply triples into outcomes; list the finished ones."""
+        """Turn (Add, Goal, Edit_at) reply triples into outcomes; list the finished ones.
+
+        The process is restarted when it ran out of memory, or refused an ``Edit_at``
+        back to the tip (it is then somewhere the line does not know).
+        """
         finished: list[int] = []
         fatal = False
         for k, i in enumerate(pending):
             add, goal = replies[3 * k], replies[3 * k + 1]
+            if 3 * k + 2 < len(replies) and not replies[3 * k + 2].good:
+                fatal = True
             if not add.good:
                 outcomes[i] = TacticError(add.message)
                 continue

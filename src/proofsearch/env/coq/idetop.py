@@ -9,7 +9,6 @@ the previous reply arrived (coqidetop answers calls one at a time).
 from __future__ import annotations
 
 import collections
-import re
 import shutil
 import time
 import xml.etree.ElementTree as ET
@@ -220,5 +219,3 @@ def _error_message(element: ET.Element) -> tuple[int, str] | None:
             return state_id, xml.text_of(message.find("richpp")).strip()
     return None
 
-
-ANOMALY = re.compile(r"\bAnomaly\b")
