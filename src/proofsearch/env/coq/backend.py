@@ -34,6 +34,7 @@ from proofsearch.env.base import (
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.checker import check_proof, statement_name
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
+from proofsearch.env.coq.header_load import load_sentences
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
 from proofsearch.env.coq.line import BOOKKEEPING_TIMEOUT, CoqLine, LineBroken
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
@@ -118,6 +119,10 @@ def _is_fatal(message: str) -> bool:
     return "Out of memory" in message
 
 
+class HeaderFailed(EnvError):
+    """A sentence of the theorem's header failed (the message names it)."""
+
+
 class CoqProver(Prover):
     """Coq 8.16-8.20 and Rocq 9.0-9.2 through coqidetop's XML protocol."""
 
@@ -137,6 +142,9 @@ class CoqProver(Prover):
         )
         self._header_cache: dict[str, tuple[str, ...]] = {}
         self._guard_cache: dict[str, str | TacticRejected] = {}
+        self._loaded_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        #: Headers whose loaded form failed where their sentences did not.
+        self._unloadable: set[tuple[str, ...]] = set()
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
@@ -183,7 +191,33 @@ class CoqProver(Prover):
             raise EnvError("the statement must be exactly one sentence ending in '.'")
         if statement_name(statement[0]) is None:
             raise EnvError("the statement must declare a theorem (Theorem/Lemma/... NAME : TYPE.)")
-        prefix = (*header, statement[0])
+        loaded = self._loaded_header(header)
+        try:
+            return self._open(theorem, loaded, statement[0])
+        except HeaderFailed:
+            if loaded == header:
+                raise
+        # A sentence inside a loaded file failed: run them one by one, to say which (and
+        # to open the theorem all the same should only Load have refused them).
+        self._unloadable.add(header)
+        return self._open(theorem, header, statement[0])
+
+    def _loaded_header(self, header: tuple[str, ...]) -> tuple[str, ...]:
+        """The header with runs of sentences loaded from files (see ``header_load``)."""
+        if header in self._unloadable:
+            return header
+        folder = self.line.scratch("header")
+        key = (str(folder), header)
+        loaded = self._loaded_cache.get(key)
+        if loaded is None:
+            loaded = tuple(load_sentences(header, folder))
+            if len(self._loaded_cache) > 1000:
+                self._loaded_cache.clear()
+            self._loaded_cache[key] = loaded
+        return loaded
+
+    def _open(self, theorem: Theorem, header: Sequence[str], statement: str) -> CoqSession:
+        prefix = (*header, statement)
         timeouts = [None] * len(prefix)
         for attempt in range(2):
             try:
@@ -191,7 +225,7 @@ class CoqProver(Prover):
                 break
             except LineBroken as exc:
                 if exc.index < len(header):
-                    raise EnvError(
+                    raise HeaderFailed(
                         f"header sentence {exc.index + 1} failed: {exc.message}"
                         f" (sentence: {header[exc.index][:200]!r})"
                     ) from None

@@ -218,4 +218,3 @@ def _error_message(element: ET.Element) -> tuple[int, str] | None:
             state_id = int(state.get("val", "0")) if state is not None else 0
             return state_id, xml.text_of(message.find("richpp")).strip()
     return None
-

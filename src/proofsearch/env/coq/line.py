@@ -113,6 +113,10 @@ class CoqLine:
             self._scratch = tempfile.TemporaryDirectory(prefix="proofsearch-coq-")
         return Path(self._scratch.name)
 
+    def scratch(self, name: str) -> Path:
+        """A folder of that name in the line's private folder (removed at close)."""
+        return self._private_folder() / name
+
     def _working_folder(self) -> str:
         return self.cwd if self.cwd is not None else str(self._private_folder())
 
