@@ -142,9 +142,9 @@ class CoqProver(Prover):
         )
         self._header_cache: dict[str, tuple[str, ...]] = {}
         self._guard_cache: dict[str, str | TacticRejected] = {}
+        #: (scratch folder, header) → the header as the line runs it (see ``header_load``);
+        #: a header whose loaded form failed maps to itself.
         self._loaded_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
-        #: Headers whose loaded form failed where their sentences did not.
-        self._unloadable: set[tuple[str, ...]] = set()
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Self:
@@ -191,21 +191,6 @@ class CoqProver(Prover):
             raise EnvError("the statement must be exactly one sentence ending in '.'")
         if statement_name(statement[0]) is None:
             raise EnvError("the statement must declare a theorem (Theorem/Lemma/... NAME : TYPE.)")
-        loaded = self._loaded_header(header)
-        try:
-            return self._open(theorem, loaded, statement[0])
-        except HeaderFailed:
-            if loaded == header:
-                raise
-        # A sentence inside a loaded file failed: run them one by one, to say which (and
-        # to open the theorem all the same should only Load have refused them).
-        self._unloadable.add(header)
-        return self._open(theorem, header, statement[0])
-
-    def _loaded_header(self, header: tuple[str, ...]) -> tuple[str, ...]:
-        """The header with runs of sentences loaded from files (see ``header_load``)."""
-        if header in self._unloadable:
-            return header
         folder = self.line.scratch("header")
         key = (str(folder), header)
         loaded = self._loaded_cache.get(key)
@@ -214,7 +199,15 @@ class CoqProver(Prover):
             if len(self._loaded_cache) > 1000:
                 self._loaded_cache.clear()
             self._loaded_cache[key] = loaded
-        return loaded
+        try:
+            return self._open(theorem, loaded, statement[0])
+        except HeaderFailed:
+            if loaded == header:
+                raise
+        # A sentence inside a loaded file failed: run them one by one, to say which (and
+        # to open the theorem all the same should only Load have refused them).
+        self._loaded_cache[key] = header
+        return self._open(theorem, header, statement[0])
 
     def _open(self, theorem: Theorem, header: Sequence[str], statement: str) -> CoqSession:
         prefix = (*header, statement)
