@@ -102,10 +102,14 @@ class TacticTimeout:
     ``closing``: the tactic closed every goal, but the check that makes it a proof
     (Coq's ``Qed``) did not finish within the theorem's budget, so it is no proof; the
     search says so in its result.
+
+    ``killed``: the tactic ignored the prover's own limit and its process was killed
+    (a restart and a header replay each time), so a search does not try it again.
     """
 
     message: str = "timeout"
     closing: bool = False
+    killed: bool = False
 
 
 Outcome = ProofState | Proved | TacticError | TacticTimeout

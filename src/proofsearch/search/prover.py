@@ -148,12 +148,23 @@ class _Clock:
     timeouts: Counter[str] = field(default_factory=Counter)
     #: Timeouts after which a kind of tactic is dropped (``SearchConfig.slow_timeouts``).
     slow_after: int | None = SLOW_TIMEOUTS
+    #: Kinds whose prover process had to be killed: dropped after that one time.
+    killed: set[str] = field(default_factory=set)
 
     def too_slow(self, tactic: str) -> bool:
         limit = self.slow_after
         if limit is None or not self.timeouts:  # the usual case: nothing has timed out
             return False
-        return self.timeouts[tactic_kind(tactic)] >= limit
+        kind = tactic_kind(tactic)
+        return self.timeouts[kind] >= limit or kind in self.killed
+
+    def timed_out(self, tactic: str, outcome: TacticTimeout) -> None:
+        """Count a timeout of ``tactic``. A kill costs a restart and a header replay
+        (seconds in a long file), not just the per-tactic limit: one is enough."""
+        kind = tactic_kind(tactic)
+        self.timeouts[kind] += 1
+        if outcome.killed:
+            self.killed.add(kind)
 
 
 class KnownOutcomes:
@@ -424,7 +435,7 @@ class BestFirstSearchProver:
                 elif isinstance(outcome, TacticTimeout) and outcome.closing:
                     unfinished.append(outcome.message)
                 elif isinstance(outcome, TacticTimeout) and fresh:
-                    clock.timeouts[tactic_kind(suggestion.tactic)] += 1
+                    clock.timed_out(suggestion.tactic, outcome)
             if found:
                 result = self._report_proof(theorem, found, clock, tree, expansions)
                 if not _refused(result):

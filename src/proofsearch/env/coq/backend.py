@@ -400,7 +400,9 @@ class CoqSession(ProofSession):
             self._read_replies(state, pending[:stopped_at], sentences, replies, outcomes)
             culprit = pending[stopped_at]
             if isinstance(exc, ReplyTimeout) and exc.index % 3 == 1:
-                outcomes[culprit] = TacticTimeout(f"no answer within {guard:g} s; process killed")
+                outcomes[culprit] = TacticTimeout(
+                    f"no answer within {guard:g} s; process killed", killed=True
+                )
             else:
                 # The process died under this tactic: run it once more in a fresh process
                 # (it may have been killed from outside); a second death is its own doing.

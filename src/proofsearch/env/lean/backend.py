@@ -276,7 +276,7 @@ class LeanSession(ProofSession):
                 request = TacticRequest(tactic=text, proofState=proof_state)
                 reply = self.repl.request(request, limit)
             except ReplTimeout as exc:
-                return TacticTimeout(f"{exc}; the REPL was killed")
+                return TacticTimeout(f"{exc}; the REPL was killed", killed=True)
             except ReplError as exc:  # died or garbled: rebuild and try once more
                 failure = str(exc)
                 continue
