@@ -28,6 +28,8 @@ from proofsearch.theorem import Theorem
 QED = "QED"
 #: An edge to this target is a tactic that runs to the per-tactic limit.
 TIMEOUT = "TIMEOUT"
+#: An edge to this target is a tactic that ignored the limit: its process was killed.
+KILLED = "KILLED"
 
 
 class GraphSession(ProofSession):
@@ -48,6 +50,8 @@ class GraphSession(ProofSession):
             return Proved((*state.path, tactic))
         if target == TIMEOUT:
             return TacticTimeout()
+        if target == KILLED:
+            return TacticTimeout("no answer; process killed", killed=True)
         return self.prover.state(target, (*state.path, tactic))
 
 

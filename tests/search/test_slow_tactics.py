@@ -8,7 +8,7 @@ from __future__ import annotations
 from proofsearch.search import BestFirstSearchProver, SearchConfig, Status
 from proofsearch.search.prover import SLOW_TIMEOUTS, tactic_kind
 from proofsearch.theorem import Theorem
-from tests.search.graph_prover import QED, TIMEOUT, GraphProver, TableGenerator
+from tests.search.graph_prover import KILLED, QED, TIMEOUT, GraphProver, TableGenerator
 
 THEOREM = Theorem("t", "statement")
 #: A chain root → A → B → C → D → QED by `step`; at every state, `firstorder using`
@@ -29,15 +29,25 @@ TABLE = {
 }  # fmt: skip
 
 
-def run(**config: object) -> tuple[object, GraphProver]:
-    prover = GraphProver(EDGES)
+def run(edges: dict[str, dict[str, str]] = EDGES, **config: object) -> tuple[object, GraphProver]:
+    prover = GraphProver(edges)
     searcher = BestFirstSearchProver(prover, TableGenerator(TABLE), SearchConfig(**config))  # type: ignore[arg-type]
     return searcher.search(THEOREM), prover
 
 
-def test_a_tactic_that_timed_out_twice_is_not_tried_again() -> None:
+def test_by_default_a_tactic_that_timed_out_once_is_not_tried_again() -> None:
     result, prover = run()
-    assert SLOW_TIMEOUTS == 2
+    assert SLOW_TIMEOUTS == 1
+    assert result.status is Status.PROVED and result.proof == ["step"] * 5  # type: ignore[attr-defined]
+    tried = [tactic for _, tactic in prover.applied]
+    # `firstorder using` at the root only; `rewrite slow` timed out there, so not again.
+    assert [t for t in tried if "firstorder" in t] == ["firstorder using hroot"]
+    assert tried.count("rewrite slow") == 1 and tried.count("rewrite fast") == 5
+    assert result.extra["timeouts"] == {"firstorder using": 1, "rewrite slow": 1}  # type: ignore[attr-defined]
+
+
+def test_a_tactic_that_timed_out_twice_is_not_tried_again() -> None:
+    result, prover = run(slow_timeouts=2)
     assert result.status is Status.PROVED and result.proof == ["step"] * 5  # type: ignore[attr-defined]
     tried = [tactic for _, tactic in prover.applied]
     # `firstorder using` at the root and at A (two timeouts, other hints), none after.
@@ -56,6 +66,22 @@ def test_without_the_limit_every_kind_is_always_tried() -> None:
     tried = [tactic for _, tactic in prover.applied]
     assert sum("firstorder" in t for t in tried) == 5
     assert result.extra["timeouts"] == {"firstorder using": 5, "rewrite slow": 1}  # type: ignore[attr-defined]
+
+
+def test_a_tactic_whose_process_was_killed_is_not_tried_again() -> None:
+    # `rewrite slow` ignores the limit at the root (its process is killed): a kill costs
+    # a restart and a header replay, so one is enough even where two plain timeouts are
+    # needed to stop a kind.
+    edges = {key: dict(targets) for key, targets in EDGES.items()}
+    edges["root"]["rewrite slow"] = KILLED
+    result, prover = run(edges, slow_timeouts=2)
+    assert result.status is Status.PROVED  # type: ignore[attr-defined]
+    tried = [tactic for _, tactic in prover.applied]
+    assert tried.count("rewrite slow") == 1 and tried.count("rewrite fast") == 5
+    assert result.extra["timeouts"] == {"firstorder using": 2, "rewrite slow": 1}  # type: ignore[attr-defined]
+    # Turning the rule off turns this off too.
+    result, prover = run(edges, slow_timeouts=None)
+    assert [tactic for _, tactic in prover.applied].count("rewrite slow") == 5
 
 
 def test_a_tactic_is_counted_without_its_hint_lemmas() -> None:

@@ -100,7 +100,7 @@ def add_search_budgets(
     group.add_argument(
         "--slow-tactic-timeouts", type=at_least(0), default=None, metavar="N",
         help="stop trying a kind of tactic (firstorder, eauto, ...) in a theorem's search "
-        "once it ran to --tactic-timeout N times (default: 2; 0: never stop)",
+        "once it ran to --tactic-timeout N times (default: 1; 0: never stop)",
     )  # fmt: skip
     group.add_argument(
         "--stage-outcomes", choices=("rerun", "reuse"), default="rerun",

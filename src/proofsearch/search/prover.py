@@ -62,7 +62,7 @@ _T = TypeVar("_T")
 #: How many found proofs the re-check may refuse before a search gives up on the theorem.
 MAX_REJECTIONS = 3
 #: Timeouts of one kind of tactic after which a theorem's search stops trying that kind.
-SLOW_TIMEOUTS = 2
+SLOW_TIMEOUTS = 1
 #: Where a tactic's list of hint lemmas starts: the list changes from node to node (the
 #: premises retrieved for each goal), what the automation costs does not.
 _HINTS = re.compile(r"\s+(?:using|use:)\s.*$", re.S)
