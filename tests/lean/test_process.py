@@ -48,7 +48,7 @@ def test_hanging_tactic_times_out_kills_the_group_and_replays(lean, tmp_path, go
     left_done = walk(session, session.root, PROOF[:2])
     first_pid = prover.pid
     outcome = session.apply(left_done, "apply h2", timeout=0.5)
-    assert isinstance(outcome, TacticTimeout), outcome
+    assert isinstance(outcome, TacticTimeout) and outcome.killed, outcome
     assert "no reply within 0.5 s" in outcome.message
     # The REPL and the grandchild it started (as `lake env` starts the REPL) are gone.
     ((repl_pid, grandchild),) = pid_pairs(pids)
