@@ -44,7 +44,7 @@ from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 6
+CORPUS_VERSION = 7
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -158,6 +158,11 @@ class TraceCorpus:
     def state_names(self) -> StringTable:
         return StringTable.from_arrays(self.arrays, "state_names")
 
+    @property
+    def lemmas(self) -> StringTable:
+        """Short names of the traced lemmas (``state_lemma`` numbers them)."""
+        return StringTable.from_arrays(self.arrays, "lemmas")
+
     # -- premises ------------------------------------------------------------------
     @property
     def premises(self) -> InvertedIndex:
@@ -201,6 +206,8 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
     state_tactic: list[int] = []
     names: list[str] = []
     tactic_ids: dict[str, int] = {}
+    lemma_ids: dict[str, int] = {}
+    state_lemma: list[int] = []
     for module_index, module in enumerate(modules):
         for step in trace.steps(module):
             tactic = clean_tactic(step.tactic)
@@ -216,6 +223,8 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
             state_line.append(step.line)
             state_tactic.append(tactic_ids.setdefault(tactic, len(tactic_ids)))
             names.append(record_names(tactic, goal))
+            lemma = step.lemma.rsplit(".", 1)[-1]
+            state_lemma.append(lemma_ids.setdefault(lemma, len(lemma_ids)))
     count = len(state_module)
     doc = np.concatenate(documents) if documents else np.zeros(0, np.int32)
     fid = np.concatenate(feature_ids) if feature_ids else np.zeros(0, np.int64)
@@ -248,6 +257,9 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
         "state_module": np.array(state_module, dtype=np.int32),
         "state_line": np.array(state_line, dtype=np.int32),
         "state_tactic": np.array(state_tactic, dtype=np.int32),
+        # The short name of the lemma each state's proof proves (knn/analogy.py).
+        **StringTable.build(list(lemma_ids)).arrays("lemmas"),
+        "state_lemma": np.array(state_lemma, dtype=np.int32),
         # Weight of a feature no recorded state has (online learning may meet one).
         "states.unseen_weight": np.array([math.log1p(max(count, 1))], dtype=np.float64),
         # Features dropped as too common: seen, not unseen, so online learning must not

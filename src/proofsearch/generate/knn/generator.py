@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.knn.analogy import (
+    ANALOGY_PENALTY,
+    NameEdit,
+    SuffixNames,
+    analogous,
+    name_edit,
+    short_name,
+)
 from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corpus
 from proofsearch.generate.knn.features import goal_features, hash_features, untyped
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
@@ -61,11 +69,13 @@ class KnnGenerator(TacticGenerator):
         sentence_prefixes: bool = True,
         adapt_names: bool = True,
         dropped_features: str = "ignored",
+        analogies: bool = True,
     ) -> None:
         """``adapt_names`` and ``dropped_features`` exist for issue 19's ablation: off
         (``False``, ``"unseen"``), a recorded tactic's names are left as they were, and a
         learned state's features the build dropped as too common weigh as much as unseen
-        ones (the behaviour before the fixes, docs/generators.md)."""
+        ones (the behaviour before the fixes, docs/generators.md). ``analogies=False``
+        leaves out the steps with a neighbour lemma's variant names (:mod:`.analogy`)."""
         if dropped_features not in DROPPED_FEATURES:
             choices = ", ".join(DROPPED_FEATURES)
             raise ValueError(f"dropped_features={dropped_features!r}: choose one of {choices}")
@@ -98,6 +108,15 @@ class KnnGenerator(TacticGenerator):
         #: Offer the steps that begin a compound sentence too (:mod:`.prefixes`).
         self.sentence_prefixes = sentence_prefixes
         self.learned = _Learned()
+        self.analogies = analogies and "state_lemma" in corpus.arrays
+        self.state_lemma = corpus.arrays.get("state_lemma", np.zeros(0, np.int32))
+        self.lemma_names = corpus.lemmas if self.analogies else None
+        self.premise_scopes = ScopeCache(
+            corpus.table, corpus.arrays["premise_module"], corpus.arrays["premise_line"]
+        )
+        self._premise_names: SuffixNames | None = None
+        #: The theorem last asked about, and its name edits by neighbour lemma number.
+        self._edits: tuple[str, dict[int, NameEdit | None]] = ("", {})
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         if n <= 0:
@@ -114,7 +133,8 @@ class KnnGenerator(TacticGenerator):
         norm = math.sqrt(squared)
         wanted = self.neighbours or max(64, 4 * n)
         scores = self._scores(positions, weights / norm, mask, wanted)
-        suggestions = self._recorded(scores, wanted, goal, n)
+        analogy = self._analogy(theorem) if self.analogies else None
+        suggestions = self._recorded(scores, wanted, goal, n, analogy)
         suggestions += self._from_learned(keys, learned_weights, norm, scope, goal)
         return best_unique(suggestions, n)
 
@@ -164,7 +184,12 @@ class KnnGenerator(TacticGenerator):
         return np.bincount(owner, weights=contribution, minlength=len(states))
 
     def _recorded(
-        self, scores: np.ndarray, wanted: int, goal: ParsedGoal, n: int
+        self,
+        scores: np.ndarray,
+        wanted: int,
+        goal: ParsedGoal,
+        n: int,
+        analogy: Callable[[int, str], str | None] | None = None,
     ) -> list[Suggestion]:
         candidates = np.flatnonzero(scores >= self.min_similarity)
         if len(candidates) > wanted:
@@ -202,11 +227,18 @@ class KnnGenerator(TacticGenerator):
                 variants = adapt(tactic, record, goal, prints)
             else:
                 variants = [tactic]  # nothing to map, nothing introduced
-            for rank, variant in enumerate(variants):
+            scored = [
+                (variant, score - math.log1p(rank) + 0.0 if rank else score + 0.0)
+                for rank, variant in enumerate(variants)
+            ]
+            if analogy is not None and variants:
+                analogue = analogy(state, variants[0])
+                if analogue is not None:
+                    scored.insert(1, (analogue, score + ANALOGY_PENALTY))
+            for variant, variant_score in scored:
                 if variant in tactics:
                     continue
                 tactics.add(variant)
-                variant_score = score - math.log1p(rank) + 0.0 if rank else score + 0.0
                 out.append(Suggestion(variant, variant_score))
                 if self.sentence_prefixes and (";" in variant or variant.startswith(_CLOSERS)):
                     parts += [
@@ -216,6 +248,39 @@ class KnnGenerator(TacticGenerator):
             if len(out) >= n:
                 break
         return out + parts
+
+    # -- analogous names -------------------------------------------------------------
+
+    def _analogy(self, theorem: Theorem) -> Callable[[int, str], str | None]:
+        """For this theorem: a neighbour state's tactic with the edit from its lemma's
+        name to the theorem's made to its names (:mod:`.analogy`), or ``None``."""
+        own = short_name(theorem)
+        last = self._edits  # read once: a concurrent caller may replace it meanwhile
+        edits = last[1] if last[0] == own else {}
+        self._edits = (own, edits)
+        _, mask = self.premise_scopes.get(theorem.name, theorem.extra)
+        names = self._visible_names()
+        lemma_names = self.lemma_names
+        assert lemma_names is not None
+
+        def exists(name: str) -> bool:
+            return names.visible(name, mask)
+
+        def analogue(state: int, tactic: str) -> str | None:
+            lemma = int(self.state_lemma[state])
+            if lemma not in edits:
+                edits[lemma] = name_edit(lemma_names[lemma], own)
+            edit = edits[lemma]
+            return None if edit is None else analogous(tactic, edit, exists)
+
+        return analogue
+
+    def _visible_names(self) -> SuffixNames:
+        """Every premise's name, built on first use (a second or two on the stdlib)."""
+        if self._premise_names is None:
+            names = self.corpus.premise_names
+            self._premise_names = SuffixNames(names, np.ones(len(names), dtype=bool))
+        return self._premise_names
 
     # -- online learning -----------------------------------------------------------
 

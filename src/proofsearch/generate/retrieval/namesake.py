@@ -17,11 +17,11 @@ inside too many others to mean anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
+from proofsearch.generate.knn.analogy import short_name
 from proofsearch.generate.knn.inverted import StringTable
 from proofsearch.theorem import Theorem
 
@@ -32,14 +32,6 @@ NAMESAKE_COVERAGE = 0.7
 MIN_NAME = 4
 #: Results kept per theorem (the search asks the templates at every node).
 _CACHE_SIZE = 4096
-
-
-def short_name(theorem: Theorem) -> str:
-    """The theorem's own name, without file or module: ``contraPlt`` for
-    ``order.v:Order.TotalTheory.contraPlt``."""
-    qualid = theorem.extra.get("qualid")
-    name = qualid if isinstance(qualid, str) and qualid else theorem.name
-    return re.split(r"[:.]", name)[-1]
 
 
 class Namesakes:

@@ -19,13 +19,11 @@ stands for its definition when the type of its operands says which (``-`` on ``R
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
+from proofsearch.generate.knn.analogy import SuffixNames
 from proofsearch.generate.knn.features import binder_types, local_types, typed_operators
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names, tokens
-from proofsearch.generate.knn.inverted import StringTable
 
 #: ``operator@type`` → the definition it stands for (Coq's own names; only those that
 #: are definitions, not inductives such as ``le``). Not derived from
@@ -60,23 +58,8 @@ IN_CONCLUSION, IN_HYPOTHESES = -1.0, -1.5
 MAX_DEFINITIONS = 4
 
 
-class DefinitionNames:
+class DefinitionNames(SuffixNames):
     """Every dotted suffix of the index's definitions' names → those definitions."""
-
-    def __init__(self, names: StringTable | Sequence[str], is_definition: np.ndarray) -> None:
-        self.by_suffix: dict[str, list[int]] = {}
-        for number in np.flatnonzero(is_definition).tolist():
-            parts = names[number].split(".")
-            for cut in range(len(parts)):
-                self.by_suffix.setdefault(".".join(parts[cut:]), []).append(number)
-
-    def visible(self, name: str, mask: np.ndarray | None) -> bool:
-        """Whether a definition the theorem may see (``mask``; ``None``: all) is named
-        ``name`` or ends in ``.name``."""
-        found = self.by_suffix.get(name)
-        if not found:
-            return False
-        return mask is None or bool(mask[found].any())
 
 
 def mentioned(goal: ParsedGoal) -> tuple[list[str], list[str]]:
