@@ -136,7 +136,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default), "
             "fitted or bm25"
         )
-    for flag in ("unfold", "adapt_names", "typed_features"):
+    for flag in ("unfold", "adapt_names", "typed_features", "analogies"):
         value = options.get(flag)
         if value is not None and not isinstance(value, bool):
             raise ValueError(
@@ -185,6 +185,7 @@ def _knn_parts(
     adapt_names: bool = True,
     dropped_features: str = "ignored",
     typed_features: bool = True,
+    analogies: bool = True,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -193,7 +194,11 @@ def _knn_parts(
     # cached: one copy per process
     corpus = load_corpus(_need_index(name, index), typed_features=typed_features)
     knn = KnnGenerator(
-        corpus, neighbours=neighbours, adapt_names=adapt_names, dropped_features=dropped_features
+        corpus,
+        neighbours=neighbours,
+        adapt_names=adapt_names,
+        dropped_features=dropped_features,
+        analogies=analogies,
     )
     parts: list[TacticGenerator] = [knn]
     if premises > 0:
@@ -232,6 +237,7 @@ def _knn(
     adapt_names: bool = True,
     dropped_features: str = "ignored",
     typed_features: bool = True,
+    analogies: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -242,7 +248,7 @@ def _knn(
 
     parts = _knn_parts(
         "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises,
-        adapt_names, dropped_features, typed_features,
+        adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
@@ -275,6 +281,7 @@ def _knn_portfolio(
     adapt_names: bool = True,
     dropped_features: str = "ignored",
     typed_features: bool = True,
+    analogies: bool = True,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -303,7 +310,7 @@ def _knn_portfolio(
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
         "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes,
-        hint_premises, adapt_names, dropped_features, typed_features,
+        hint_premises, adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)

@@ -78,7 +78,7 @@ def name_edit(source: str, target: str) -> NameEdit | None:
         return None
     if not old and prefix and suffix:
         return None
-    return NameEdit(old, new, at_end=suffix == 0)
+    return NameEdit(old, new, at_end=not old and suffix == 0)
 
 
 def analogous(tactic: str, edit: NameEdit, exists: Callable[[str], bool]) -> str | None:

@@ -19,6 +19,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 
@@ -42,6 +43,9 @@ from proofsearch.theorem import Theorem
 #: Score of a sentence's prefix relative to the sentence, per part left out.
 PREFIX_PENALTY = -0.7
 _CLOSERS = ("by ", "now ")
+#: A neighbour's tactic and its lemma's short name → the tactic with the theorem's
+#: variant names, or ``None`` (:mod:`.analogy`).
+Analogy: TypeAlias = Callable[[str, str], str | None]
 #: How a learned state weighs the features the build dropped as too common: ``ignored``
 #: (the default) or ``unseen`` (as a feature no state has: the ablation's old behaviour).
 DROPPED_FEATURES = ("ignored", "unseen")
@@ -55,6 +59,8 @@ class _Learned:
     tactics: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     scopes: list[Scope | None] = field(default_factory=list)
+    #: The short name of each state's theorem (for :mod:`.analogy`).
+    lemmas: list[str] = field(default_factory=list)
 
 
 class KnnGenerator(TacticGenerator):
@@ -110,13 +116,14 @@ class KnnGenerator(TacticGenerator):
         self.learned = _Learned()
         self.analogies = analogies and "state_lemma" in corpus.arrays
         self.state_lemma = corpus.arrays.get("state_lemma", np.zeros(0, np.int32))
-        self.lemma_names = corpus.lemmas if self.analogies else None
+        self.lemma_table = corpus.lemmas if self.analogies else None
+        self.lemma_text: dict[int, str] = {}
         self.premise_scopes = ScopeCache(
             corpus.table, corpus.arrays["premise_module"], corpus.arrays["premise_line"]
         )
         self._premise_names: SuffixNames | None = None
         #: The theorem last asked about, and its name edits by neighbour lemma number.
-        self._edits: tuple[str, dict[int, NameEdit | None]] = ("", {})
+        self._edits: tuple[str, dict[str, NameEdit | None]] = ("", {})
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         if n <= 0:
@@ -135,7 +142,7 @@ class KnnGenerator(TacticGenerator):
         scores = self._scores(positions, weights / norm, mask, wanted)
         analogy = self._analogy(theorem) if self.analogies else None
         suggestions = self._recorded(scores, wanted, goal, n, analogy)
-        suggestions += self._from_learned(keys, learned_weights, norm, scope, goal)
+        suggestions += self._from_learned(keys, learned_weights, norm, scope, goal, analogy)
         return best_unique(suggestions, n)
 
     def _scores(
@@ -189,7 +196,7 @@ class KnnGenerator(TacticGenerator):
         wanted: int,
         goal: ParsedGoal,
         n: int,
-        analogy: Callable[[int, str], str | None] | None = None,
+        analogy: Analogy | None = None,
     ) -> list[Suggestion]:
         candidates = np.flatnonzero(scores >= self.min_similarity)
         if len(candidates) > wanted:
@@ -232,7 +239,7 @@ class KnnGenerator(TacticGenerator):
                 for rank, variant in enumerate(variants)
             ]
             if analogy is not None and variants:
-                analogue = analogy(state, variants[0])
+                analogue = analogy(self._lemma(state), variants[0])
                 if analogue is not None:
                     scored.insert(1, (analogue, score + ANALOGY_PENALTY))
             for variant, variant_score in scored:
@@ -251,29 +258,36 @@ class KnnGenerator(TacticGenerator):
 
     # -- analogous names -------------------------------------------------------------
 
-    def _analogy(self, theorem: Theorem) -> Callable[[int, str], str | None]:
-        """For this theorem: a neighbour state's tactic with the edit from its lemma's
-        name to the theorem's made to its names (:mod:`.analogy`), or ``None``."""
+    def _analogy(self, theorem: Theorem) -> Analogy:
+        """For this theorem: a neighbour's tactic (given with its lemma's short name) with
+        the edit from that name to the theorem's made to its names (:mod:`.analogy`), or
+        ``None``."""
         own = short_name(theorem)
         last = self._edits  # read once: a concurrent caller may replace it meanwhile
         edits = last[1] if last[0] == own else {}
         self._edits = (own, edits)
         _, mask = self.premise_scopes.get(theorem.name, theorem.extra)
         names = self._visible_names()
-        lemma_names = self.lemma_names
-        assert lemma_names is not None
 
         def exists(name: str) -> bool:
             return names.visible(name, mask)
 
-        def analogue(state: int, tactic: str) -> str | None:
-            lemma = int(self.state_lemma[state])
+        def analogue(lemma: str, tactic: str) -> str | None:
             if lemma not in edits:
-                edits[lemma] = name_edit(lemma_names[lemma], own)
+                edits[lemma] = name_edit(lemma, own)
             edit = edits[lemma]
             return None if edit is None else analogous(tactic, edit, exists)
 
         return analogue
+
+    def _lemma(self, state: int) -> str:
+        """The short name of the lemma whose proof recorded ``state``."""
+        number = int(self.state_lemma[state])
+        text = self.lemma_text.get(number)
+        if text is None:
+            assert self.lemma_table is not None
+            text = self.lemma_text[number] = self.lemma_table[number]
+        return text
 
     def _visible_names(self) -> SuffixNames:
         """Every premise's name, built on first use (a second or two on the stdlib)."""
@@ -326,6 +340,7 @@ class KnnGenerator(TacticGenerator):
         norm: float,
         scope: Scope | None,
         goal: ParsedGoal,
+        analogy: Analogy | None = None,
     ) -> list[Suggestion]:
         if not self.learned.tactics:
             return []
@@ -348,8 +363,12 @@ class KnnGenerator(TacticGenerator):
                 adapt(tactic, self.learned.names[state], goal) if self.adapt_names else [tactic]
             )
             score = _log_similarity(similarity)
-            for rank, variant in enumerate(variants):
-                variant_score = score - math.log1p(rank)
+            scored = [(v, score - math.log1p(rank)) for rank, v in enumerate(variants)]
+            if analogy is not None and variants:
+                analogue = analogy(self.learned.lemmas[state], variants[0])
+                if analogue is not None:
+                    scored.insert(1, (analogue, score + ANALOGY_PENALTY))
+            for variant, variant_score in scored:
                 out.append(Suggestion(variant, variant_score))
                 if self.sentence_prefixes:
                     out += [
@@ -382,6 +401,7 @@ class KnnGenerator(TacticGenerator):
             state = len(self.learned.tactics)
             self.learned.names.append(record_names(tactic, goal))
             self.learned.scopes.append(origin)
+            self.learned.lemmas.append(short_name(theorem))
             self.learned.tactics.append(tactic)
             for key, weight in weights.items():
                 self.learned.postings[key].append((state, weight / norm))
