@@ -88,3 +88,62 @@ def test_a_search_proves_a_lemma_through_its_namesake(
     assert proved.status is Status.PROVED and proved.checked
     assert proved.proof == ["apply plus_zero_aux"]
     assert without.status is not Status.PROVED
+
+
+@pytest.fixture
+def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``Lib.A``: ``le_refl_l`` (line 1), ``gcd_mul_l`` (2), ``le_refl_rx`` (60, after
+    the theorems below); ``Lib.B`` (not required): ``le_refl_b``; ``Lib.C`` (required):
+    ``le_refl_c``."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    statement = "forall n : nat, n <= n"
+    yield write_records(
+        tmp_path / "trace",
+        {"Lib.C": [], "Lib.A": ["Lib.C"], "Lib.B": []},
+        {},
+        {
+            "Lib.A": [
+                premise("Lib.A", "le_refl_l", statement, 1),
+                premise("Lib.A", "gcd_mul_l", statement, 2),
+                premise("Lib.A", "le_refl_rx", statement, 60),
+            ],
+            "Lib.B": [premise("Lib.B", "le_refl_b", statement, 3)],
+            "Lib.C": [premise("Lib.C", "le_refl_c", statement, 3)],
+        },
+    )
+
+
+def _siblings(trace: Path, siblings: int) -> list[str]:
+    templates = PremiseTemplateGenerator(
+        build_corpus(trace), premises=0, namesakes=0, siblings=siblings
+    )
+    theorem = Theorem("le_refl_r", "", "", {"module": "Lib.A", "line": 20})
+    goal = "============================\nforall k : nat, k <= k"
+    return [
+        s.tactic for s in templates.generate(goal, theorem, 64) if s.tactic.startswith("apply ")
+    ]
+
+
+def test_the_theorem_s_siblings_are_named_where_it_may_see_them(family: Path) -> None:
+    # One edit away (`l` → `r`): own file first; never later in the file, never an
+    # unrequired module, never a name more than one short edit away.
+    assert _siblings(family, 2) == ["apply le_refl_l", "apply Lib.C.le_refl_c"]
+    assert _siblings(family, 1) == ["apply le_refl_l"]
+    assert _siblings(family, 0) == []
+
+
+def test_a_search_proves_a_lemma_through_its_sibling(
+    family: Path, no_new_coq_processes: None
+) -> None:
+    """No premise retrieved, no namesake: the sibling is found by its name alone."""
+    theorem = Theorem(
+        "le_refl_r", "Lemma le_refl_r : forall k : nat, k <= k.",
+        "Lemma le_refl_l : forall n : nat, n <= n.\nProof. exact le_n. Qed.\n",
+        {"module": "Lib.A", "line": 20},
+    )  # fmt: skip
+    proved, without = search_on_and_off(
+        family, theorem, {"siblings": (2, 0)}, ("intros",), premises=0, namesakes=0
+    )
+    assert proved.status is Status.PROVED and proved.checked
+    assert proved.proof == ["apply le_refl_l"]
+    assert without.status is not Status.PROVED

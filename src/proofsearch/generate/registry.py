@@ -149,6 +149,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             "or unseen"
         )
     _check_count(options, "namesakes", "premises named after the theorem the templates take", 2)
+    _check_count(options, "siblings", "premises one name edit away the templates take", 2)
     _check_count(options, "hint_premises", "retrieved premises `eauto using …` and its kin take", 4)
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]
@@ -181,6 +182,7 @@ def _knn_parts(
     premise_ranking: str,
     unfold: bool = True,
     namesakes: int = 2,
+    siblings: int | None = None,
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
@@ -209,6 +211,7 @@ def _knn_parts(
                 ranking=premise_ranking,
                 unfold=unfold,
                 namesakes=namesakes,
+                **({} if siblings is None else {"siblings": siblings}),
                 eauto_premises=hint_premises,
             )
         )
@@ -233,6 +236,7 @@ def _knn(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    siblings: int | None = None,
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
@@ -247,8 +251,8 @@ def _knn(
     from proofsearch.generate.merged import calibrated_merge
 
     parts = _knn_parts(
-        "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, hint_premises,
-        adapt_names, dropped_features, typed_features, analogies,
+        "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, siblings,
+        hint_premises, adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
@@ -277,6 +281,7 @@ def _knn_portfolio(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    siblings: int | None = None,
     hint_premises: int = 4,
     adapt_names: bool = True,
     dropped_features: str = "ignored",
@@ -309,7 +314,7 @@ def _knn_portfolio(
         plan = without_stage(plan, "hammer")
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
-        "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes,
+        "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes, siblings,
         hint_premises, adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
@@ -346,6 +351,7 @@ def _premises(
     premise_ranking: str = DEFAULT_PREMISE_RANKING,
     unfold: bool = True,
     namesakes: int = 2,
+    siblings: int | None = None,
     hint_premises: int = 4,
     typed_features: bool = True,
     **_: Any,
@@ -356,5 +362,6 @@ def _premises(
     corpus = load_corpus(_need_index("premises", index), typed_features=typed_features)
     return PremiseTemplateGenerator(
         corpus, premises=premises, ranking=premise_ranking, unfold=unfold, namesakes=namesakes,
+        **({} if siblings is None else {"siblings": siblings}),
         eauto_premises=hint_premises,
     )  # fmt: skip

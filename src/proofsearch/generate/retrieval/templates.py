@@ -10,7 +10,8 @@ that matches the goal well ranks near the template's prior and a weak match sink
 the portfolio's tactics when merged.
 
 Premises named after the theorem (``big_seq_cond`` for ``big_seq``, :mod:`.namesake`;
-option ``namesakes``, how many) join the retrieved ones.
+option ``namesakes``, how many) and its siblings (``lcmnMl`` for ``lcmnMr``: option
+``siblings``) join the retrieved ones.
 
 And ``unfold D`` for the definitions the goal mentions (by name or behind a notation,
 :mod:`.unfold`; option ``unfold``), which no premise template names.
@@ -28,7 +29,7 @@ from typing import Any
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.goals import parse_first_goal
-from proofsearch.generate.retrieval.namesake import NAMESAKE_COVERAGE, Namesakes
+from proofsearch.generate.retrieval.namesake import NAMESAKE_COVERAGE, SIBLING_COVERAGE, Namesakes
 from proofsearch.generate.retrieval.premises import PremiseRetriever, RetrievedPremise
 from proofsearch.generate.retrieval.ranking import Use
 from proofsearch.generate.retrieval.unfold import DefinitionNames, unfold_tactics
@@ -60,6 +61,10 @@ AUTOMATION_USING = {
 }
 
 
+#: Siblings of the theorem (one name edit away, :mod:`.namesake`) the templates take.
+DEFAULT_SIBLINGS = 2
+
+
 class PremiseTemplateGenerator(TacticGenerator):
     """Tactics that name the premises BM25 retrieves for the goal."""
 
@@ -72,6 +77,7 @@ class PremiseTemplateGenerator(TacticGenerator):
         ranking: str = "match",
         unfold: bool = True,
         namesakes: int = 2,
+        siblings: int = DEFAULT_SIBLINGS,
     ) -> None:
         self.retriever = PremiseRetriever(corpus, ranking)
         self.premises = premises
@@ -83,6 +89,7 @@ class PremiseTemplateGenerator(TacticGenerator):
             else None
         )
         self.namesakes = namesakes
+        self.siblings = siblings
         #: The last theorem's namesakes: they depend on the theorem only, and the search
         #: asks the templates at every node.
         self._namesakes_of: tuple[tuple[str, ...], list[RetrievedPremise]] = ((), [])
@@ -132,7 +139,7 @@ class PremiseTemplateGenerator(TacticGenerator):
     def _namesakes(self, theorem: Theorem) -> list[RetrievedPremise]:
         """The premises named after the theorem (:mod:`.namesake`), for either use: the
         name does not say whether the helper is applied or rewritten with."""
-        if self.namesakes <= 0:
+        if self.namesakes <= 0 and self.siblings <= 0:
             return []
         key = (theorem.name, *(str(theorem.extra.get(k)) for k in ("module", "line", "qualid")))
         if self._namesakes_of[0] != key:
@@ -140,6 +147,8 @@ class PremiseTemplateGenerator(TacticGenerator):
             own_module = None if scope is None else scope.module
             found = self.named.of(theorem, mask, own_module, self.namesakes)
             named = self.retriever.named(found, theorem, NAMESAKE_COVERAGE)
+            kin = self.named.siblings(theorem, mask, own_module, self.siblings)
+            named += self.retriever.named(kin, theorem, SIBLING_COVERAGE)
             self._namesakes_of = (key, named)
         return self._namesakes_of[1]
 
