@@ -9,13 +9,17 @@ the earlier proof's text with that edit made to its names
 some traced premise has it as its name's last components) is compared with the lemma's
 own proof. Printed per trace folder: the lemmas, those with an earlier lemma of the
 family whose proof is the same text (knn's recorded step already fits), and those whose
-proof only the edit gives (what the analogies add). A measure of the traces, not of a
-search: whether the edited step is offered, and proves, is the search's business.
+proof only the edit gives (what the analogies add); then the lemmas whose proof names an
+earlier lemma of the family (a *sibling*, retrieval/namesake.py's option ``siblings``),
+and those where it is the nearest (the smallest edit, then the latest). A measure of the
+traces, not of a search: whether the edited step is offered, and proves, is the
+search's business.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections import defaultdict
 
 from proofsearch.generate.knn.analogy import analogous, name_edit
@@ -45,36 +49,48 @@ def premise_suffixes(trace: TraceDir) -> set[str]:
     return names
 
 
-def measure(folder: str) -> tuple[int, int, int]:
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
+
+
+def measure(folder: str) -> tuple[int, int, int, int, int]:
     trace = TraceDir(folder)
     exists = premise_suffixes(trace).__contains__
-    total = copies = edited = 0
+    total = copies = edited = siblings = nearest = 0
     for lemmas in proofs(trace).values():
         for position, (_, name, proof) in enumerate(lemmas):
             total += 1
             copied = found = False
-            for _, earlier, earlier_proof in lemmas[:position]:
+            family: list[tuple[int, int, str]] = []
+            for order, (_, earlier, earlier_proof) in enumerate(lemmas[:position]):
                 edit = name_edit(earlier, name)
                 if edit is None:
                     continue
+                family.append((len(edit.old) + len(edit.new), -order, earlier))
                 if earlier_proof == proof:
                     copied = True
                 elif analogous(earlier_proof, edit, exists) == proof:
                     found = True
             copies += copied
             edited += found and not copied
-    return total, copies, edited
+            named = set(_NAME.findall(proof))
+            used = [earlier in named for _, _, earlier in sorted(family)]
+            siblings += any(used)
+            nearest += bool(used) and used[0]
+    return total, copies, edited, siblings, nearest
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("traces", nargs="+", help="trace folders (proofsearch trace --out)")
     args = parser.parse_args()
-    print("trace | lemmas | same proof as a name-family neighbour | proof only by the edit")
+    print(
+        "trace | lemmas | same proof as a name-family neighbour | proof only by the edit"
+        " | proof names a sibling | the nearest sibling"
+    )
     for folder in args.traces:
-        total, copies, edited = measure(folder)
+        total, copies, edited, siblings, nearest = measure(folder)
         share = 100 * edited / max(total, 1)
-        print(f"{folder} | {total} | {copies} | {edited} ({share:.1f} %)")
+        print(f"{folder} | {total} | {copies} | {edited} ({share:.1f} %) | {siblings} | {nearest}")
 
 
 if __name__ == "__main__":

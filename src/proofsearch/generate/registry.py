@@ -149,7 +149,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             "or unseen"
         )
     _check_count(options, "namesakes", "premises named after the theorem the templates take", 2)
-    _check_count(options, "siblings", "premises one name edit away the templates take", 2)
+    _check_count(options, "siblings", "premises one name edit away the templates take", 0)
     _check_count(options, "hint_premises", "retrieved premises `eauto using …` and its kin take", 4)
     if name == "knn-portfolio" and "knn_share" in options:
         share = options["knn_share"]

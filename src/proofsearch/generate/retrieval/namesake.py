@@ -19,10 +19,11 @@ one short name edit away (:func:`proofsearch.generate.knn.analogy.name_edit`: ``
 for ``lcmnMr``, proved by ``by rewrite mulnC lcmnMl``; ``maxKx`` for ``minKx``). In the
 traces, the proofs of 1,528 of math-comp's 4,115 lemmas, 345 of Flocq's 1,283 and 602 of
 Coquelicot's 1,743 name such an earlier lemma of their own file, the nearest one (the
-smallest edit, then the latest) for 754, 212 and 407. So the templates also take, by
-option ``siblings``, that many visible applicable premises one edit away from the
-theorem's name: those of the theorem's own module first, then the smallest edits, then
-the latest, as if retrieved with :data:`SIBLING_COVERAGE`.
+smallest edit, then the latest) for 754, 212 and 407. So the templates can also take,
+by option ``siblings`` (0 by default: two proved no more on the tuning slices), that many
+visible applicable premises one edit away from the theorem's name (not containing it:
+those are namesakes): those of the theorem's own module first, then the smallest edits,
+then the latest, as if retrieved with :data:`SIBLING_COVERAGE`.
 """
 
 from __future__ import annotations
