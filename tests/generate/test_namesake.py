@@ -71,7 +71,9 @@ def test_the_option_is_checked() -> None:
     for bad in ("yes", -1, True):
         with pytest.raises(ValueError, match="namesakes="):
             check_options("knn-portfolio", {"namesakes": bad})
-    check_options("knn-portfolio", {"namesakes": 0})
+        with pytest.raises(ValueError, match="siblings="):
+            check_options("knn", {"siblings": bad})
+    check_options("knn-portfolio", {"namesakes": 0, "siblings": 2})
 
 
 def test_a_search_proves_a_lemma_through_its_namesake(
