@@ -76,24 +76,8 @@ class Namesakes:
                 for i, s in enumerate(self.short)
                 if own in s and s != own
             ]
-            if len(self._found) >= _CACHE_SIZE:
-                self._found.clear()
-            self._found[own] = found
-        visible = sorted(
-            (int(self.module[n]) != own_module, length, n)
-            for length, n in found
-            if mask is None or mask[n]
-        )
-        out: list[int] = []
-        names: set[str] = set()
-        for _, _, number in visible:
-            name = self.short[int(np.searchsorted(self.numbers, number))]
-            if name not in names:  # one lemma re-exported under another module is one
-                names.add(name)
-                out.append(number)
-                if len(out) == k:
-                    break
-        return out
+            self._found = _cached(self._found, own, found)
+        return self._best(found, mask, own_module, k)
 
     def siblings(
         self, theorem: Theorem, mask: np.ndarray | None, own_module: int | None, k: int
@@ -110,19 +94,29 @@ class Namesakes:
             for i, name in enumerate(self.short):
                 edit = None if own in name else name_edit(name, own)  # namesakes: above
                 if edit is not None:
-                    found.append((len(edit.old) + len(edit.new), int(self.numbers[i])))
-            if len(self._siblings) >= _CACHE_SIZE:
-                self._siblings.clear()
-            self._siblings[own] = found
+                    number = int(self.numbers[i])
+                    found.append((len(edit.old) + len(edit.new), -number))
+            self._siblings = _cached(self._siblings, own, found)
+        return self._best(found, mask, own_module, k)
+
+    def _best(
+        self,
+        found: list[tuple[int, int]],
+        mask: np.ndarray | None,
+        own_module: int | None,
+        k: int,
+    ) -> list[int]:
+        """The first ``k`` visible premises of ``found`` ((rank, number) pairs, a number
+        negated to put the latest first), ``own_module``'s first, one per short name."""
         visible = sorted(
-            (int(self.module[n]) != own_module, size, -n)
-            for size, n in found
-            if mask is None or mask[n]
+            (int(self.module[abs(n)]) != own_module, rank, n)
+            for rank, n in found
+            if mask is None or mask[abs(n)]
         )
         out: list[int] = []
         names: set[str] = set()
-        for _, _, negative in visible:
-            number = -negative
+        for _, _, signed in visible:
+            number = abs(signed)
             name = self.short[int(np.searchsorted(self.numbers, number))]
             if name not in names:  # one lemma re-exported under another module is one
                 names.add(name)
@@ -130,3 +124,14 @@ class Namesakes:
                 if len(out) == k:
                     break
         return out
+
+
+def _cached(
+    cache: dict[str, list[tuple[int, int]]], key: str, value: list[tuple[int, int]]
+) -> dict[str, list[tuple[int, int]]]:
+    """``cache`` with ``key`` set, emptied first when full (the search asks about one
+    theorem many times in a row, then moves on)."""
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return cache
