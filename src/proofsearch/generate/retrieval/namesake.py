@@ -17,9 +17,10 @@ inside too many others to mean anything.
 **Siblings.** A lemma's proof also often names an earlier member of its family: a lemma
 one short name edit away (:func:`proofsearch.generate.knn.analogy.name_edit`: ``lcmnMl``
 for ``lcmnMr``, proved by ``by rewrite mulnC lcmnMl``; ``maxKx`` for ``minKx``). In the
-traces, the proofs of 1,528 of math-comp's 4,115 lemmas, 345 of Flocq's 1,283 and 602 of
-Coquelicot's 1,743 name such an earlier lemma of their own file, the nearest one (the
-smallest edit, then the latest) for 754, 212 and 407. So the templates can also take,
+traces (``benchmarks/knn_analogies.py``), the proofs of 1,528 of math-comp's 4,115
+lemmas, 345 of Flocq's 1,283 and 602 of Coquelicot's 1,743 name such an earlier lemma of
+their own file, the nearest one (the smallest edit, then the latest) for 754, 212 and
+407. So the templates can also take,
 by option ``siblings`` (0 by default: two proved no more on the tuning slices), that many
 visible applicable premises one edit away from the theorem's name (not containing it:
 those are namesakes): those of the theorem's own module first, then the smallest edits,
