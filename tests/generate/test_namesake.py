@@ -10,9 +10,9 @@ from tests.generate.knn_trace import premise
 from tests.generate.strength_trace import write_records
 from tests.generate.template_search import search_on_and_off
 
+from proofsearch.generate.knn.analogy import short_name
 from proofsearch.generate.knn.corpus import build_corpus
 from proofsearch.generate.registry import check_options
-from proofsearch.generate.retrieval.namesake import short_name
 from proofsearch.generate.retrieval.templates import PremiseTemplateGenerator
 from proofsearch.search.result import Status
 from proofsearch.theorem import Theorem
@@ -30,20 +30,18 @@ def trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     theorems below); ``Lib.B`` (not required by ``Lib.A``): ``plus_zero_b``; ``Lib.C``
     (required): ``long_plus_zero_name``."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    statement = "forall n : nat, n + 0 = n"
-    yield write_records(
-        tmp_path / "trace",
-        {"Lib.C": [], "Lib.A": ["Lib.C"], "Lib.B": []},
-        {},
-        {
-            "Lib.A": [
-                premise("Lib.A", "plus_zero_aux", statement, 1),
-                premise("Lib.A", "plus_zero_late", statement, 60),
-            ],
-            "Lib.B": [premise("Lib.B", "plus_zero_b", statement, 3)],
-            "Lib.C": [premise("Lib.C", "long_plus_zero_name", statement, 3)],
-        },
-    )
+    names = {"Lib.A": [("plus_zero_aux", 1), ("plus_zero_late", 60)]}
+    names |= {"Lib.B": [("plus_zero_b", 3)], "Lib.C": [("long_plus_zero_name", 3)]}
+    yield _write(tmp_path / "trace", "forall n : nat, n + 0 = n", names)
+
+
+def _write(root: Path, statement: str, names: dict[str, list[tuple[str, int]]]) -> Path:
+    """A trace of lemmas (name, line) by module, all with ``statement``: ``Lib.A``
+    requires ``Lib.C``, and nothing requires ``Lib.B``."""
+    premises = {
+        m: [premise(m, name, statement, line) for name, line in ns] for m, ns in names.items()
+    }
+    return write_records(root, {"Lib.C": [], "Lib.A": ["Lib.C"], "Lib.B": []}, {}, premises)
 
 
 def _theorem(name: str = "plus_zero", header: str = "") -> Theorem:
@@ -98,21 +96,9 @@ def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     the theorems below); ``Lib.B`` (not required): ``le_refl_b``; ``Lib.C`` (required):
     ``le_refl_c``."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    statement = "forall n : nat, n <= n"
-    yield write_records(
-        tmp_path / "trace",
-        {"Lib.C": [], "Lib.A": ["Lib.C"], "Lib.B": []},
-        {},
-        {
-            "Lib.A": [
-                premise("Lib.A", "le_refl_l", statement, 1),
-                premise("Lib.A", "gcd_mul_l", statement, 2),
-                premise("Lib.A", "le_refl_rx", statement, 60),
-            ],
-            "Lib.B": [premise("Lib.B", "le_refl_b", statement, 3)],
-            "Lib.C": [premise("Lib.C", "le_refl_c", statement, 3)],
-        },
-    )
+    names = {"Lib.A": [("le_refl_l", 1), ("gcd_mul_l", 2), ("le_refl_rx", 60)]}
+    names |= {"Lib.B": [("le_refl_b", 3)], "Lib.C": [("le_refl_c", 3)]}
+    yield _write(tmp_path / "trace", "forall n : nat, n <= n", names)
 
 
 def _siblings(trace: Path, siblings: int) -> list[str]:
