@@ -81,6 +81,8 @@ BAD_NUMBERS = [
     ("prove", "--slow-tactic-timeouts", "x"),
     ("search", "--goal-penalty", "-0.5"),
     ("prove", "--goal-penalty", "much"),
+    ("search", "--depth-bonus", "-0.1"),
+    ("prove", "--depth-bonus", "deep"),
     ("search", "--tactic-timeout", "0"),
     ("search", "--memory-limit-mb", "0"),
     ("search", "--generator-actors", "-1"),

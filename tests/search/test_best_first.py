@@ -67,6 +67,55 @@ def test_the_goal_penalty_option_reaches_the_search() -> None:
     assert penalty("prove", "--goal-penalty", "1") == 1.0
 
 
+def test_depth_bonus_follows_a_likely_line_deeper_before_widening() -> None:
+    # Without a bonus, B (-0.9) comes before A2 (-1.0); with 0.4 a step, A2 (-1.0 + 0.8)
+    # comes before B (-0.9 + 0.4), and the proof is found along A's line.
+    edges = {"root": {"a": "A", "b": "B"}, "A": {"a2": "A2"}, "A2": {"a3": QED}, "B": {"b2": QED}}
+    table = {
+        "root": [("a", -0.5), ("b", -0.9)],
+        "A": [("a2", -0.5)],
+        "A2": [("a3", -0.5)],
+        "B": [("b2", -0.5)],
+    }
+    plain, _, plain_generator = search(edges, table)
+    assert plain_generator.calls == ["root", "A", "B"] and plain.proof == ["b", "b2"]
+    deep, _, deep_generator = search(edges, table, depth_bonus=0.4)
+    assert deep_generator.calls == ["root", "A", "A2"] and deep.proof == ["a", "a2", "a3"]
+
+
+def test_a_shorter_but_less_likely_path_keeps_a_queued_state_in_the_queue() -> None:
+    # C is first reached at depth 3 (log-prob -3.2), then at depth 2 by a less likely
+    # path (-6.0): its depth, and so its priority, fall while it waits in the queue. It
+    # must still be expanded (its one tactic proves the theorem), by its shortest path.
+    edges = {
+        "root": {"x": "X", "z": "Z"},
+        "X": {"x2": "Y"},
+        "Y": {"y2": "C"},
+        "Z": {"z2": "C"},
+        "C": {"c": QED},
+    }
+    table = {
+        "root": [("x", -0.1), ("z", -1.0)],
+        "X": [("x2", -0.1)],
+        "Y": [("y2", -3.0)],
+        "Z": [("z2", -5.0)],
+        "C": [("c", -0.1)],
+    }
+    result, _, generator = search(edges, table, depth_bonus=0.4)
+    assert generator.calls == ["root", "X", "Y", "Z", "C"]
+    assert result.status is Status.PROVED and result.proof == ["z", "z2", "c"]
+
+
+def test_the_depth_bonus_option_reaches_the_search() -> None:
+    def bonus(command: str, *extra: str) -> float:
+        args = build_parser().parse_args([command, "t.jsonl", *extra])
+        return search_config(args, check=True).depth_bonus
+
+    assert bonus("search") == 0.0 == SearchConfig().depth_bonus
+    assert bonus("search", "--depth-bonus", "0.4") == 0.4
+    assert bonus("prove", "--depth-bonus", "1") == 1.0
+
+
 def test_failed_when_tree_exhausted_and_open_when_budget_spent() -> None:
     edges = {"root": {"a": "A"}, "A": {}}
     table = {"root": [("a", -1.0), ("x", -1.0)], "A": [("y", -1.0)]}

@@ -114,6 +114,11 @@ def add_search_budgets(
         help="order the search by a state's log-prob less W for each open goal beyond one "
         "(default: 0, the log-prob alone)",
     )  # fmt: skip
+    group.add_argument(
+        "--depth-bonus", type=at_least(0.0, float), default=0.0, metavar="W",
+        help="order the search by a state's log-prob plus W for each step from the root: "
+        "a likely line is followed deeper before the search widens (default: 0)",
+    )  # fmt: skip
     return group
 
 
@@ -139,6 +144,7 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
         slow_timeouts=_slow_timeouts(args.slow_tactic_timeouts),
         reuse_outcomes=args.stage_outcomes == "reuse",
         goal_penalty=args.goal_penalty,
+        depth_bonus=args.depth_bonus,
     )
 
 

@@ -108,6 +108,9 @@ class SearchConfig:
     #: Priority taken off a state for each open goal beyond one (:class:`SearchTree`);
     #: 0: the cumulative log-prob alone orders the search.
     goal_penalty: float = 0.0
+    #: Priority added to a state for each step from the root (:class:`SearchTree`);
+    #: 0: the cumulative log-prob alone orders the search.
+    depth_bonus: float = 0.0
 
     @property
     def widest(self) -> int:
@@ -372,7 +375,7 @@ class BestFirstSearchProver:
         expansions earlier stages spent of ``max_expansions``; ``known``: outcomes of
         tactics earlier stages ran, taken instead of running them, and kept)."""
         config = self.config
-        tree = SearchTree(session.root, config.goal_penalty)
+        tree = SearchTree(session.root, config.goal_penalty, config.depth_bonus)
         found: list[list[str]] = []
         #: A found proof's (goals, tactic) steps, for generators that learn from proofs.
         steps: dict[tuple[str, ...], list[tuple[str, str]]] = {}

@@ -65,22 +65,31 @@ class SearchTree:
     ``goal_penalty`` > 0 takes that much off a node's priority for each goal it has
     beyond one (when its backend counts them, :attr:`ProofState.goal_count`): a state
     that closed goals comes before one of the same log-prob that opened more.
+    ``depth_bonus`` > 0 adds that much for each step from the root (the shortest path):
+    every step costs its log-prob, so with ten live children a node the cumulative
+    log-prob puts a proof's fourth step behind hundreds of second steps; the bonus
+    lets the search follow a likely line deeper before it widens.
     """
 
-    def __init__(self, root: ProofState, goal_penalty: float = 0.0) -> None:
+    def __init__(
+        self, root: ProofState, goal_penalty: float = 0.0, depth_bonus: float = 0.0
+    ) -> None:
         self.root = Node(root, 0.0, 0)
         self.nodes: dict[str, Node] = {root.key: self.root}
         self._queue: list[tuple[float, int, int, Node]] = []
         self._counter = itertools.count()
         self.goal_penalty = goal_penalty
+        self.depth_bonus = depth_bonus
         self._push(self.root)
 
     def priority(self, node: Node) -> float:
-        """What the queue orders by: the node's log-prob less its goals' penalty."""
+        """What the queue orders by: the node's log-prob less its goals' penalty, plus
+        its depth's bonus."""
+        value = node.logprob + self.depth_bonus * node.depth
         count = node.state.goal_count
         if not self.goal_penalty or count is None or count <= 1:
-            return node.logprob
-        return node.logprob - self.goal_penalty * (count - 1)
+            return value
+        return value - self.goal_penalty * (count - 1)
 
     def _push(self, node: Node) -> None:
         heapq.heappush(self._queue, (-self.priority(node), node.depth, next(self._counter), node))
@@ -143,6 +152,8 @@ class SearchTree:
                 continue
             target.depth = via.depth + 1
             target.short_parent = (via, edge)
+            if self.depth_bonus and not target.expanded:
+                self._push(target)  # its priority changed: the queued entry is stale
             stack.extend((target, t, child) for t, (child, _) in target.children.items())
 
     def _improve_descendants(self, start: Node) -> None:
