@@ -47,7 +47,7 @@ def test_goal_penalty_puts_a_state_with_fewer_goals_first() -> None:
     edges = {"root": {"a": "A", "b": "B"}, "A": {}, "B": {"b2": QED}}
     table = {"root": [("a", -0.1), ("b", -0.5)], "B": [("b2", -0.1)]}
     counts = {"A": 3, "B": 1}
-    _, _, plain = search(edges, table, goal_counts=counts)
+    _, _, plain = search(edges, table, goal_counts=counts, goal_penalty=0.0)
     assert plain.calls == ["root", "A", "B"]
     result, _, penalised = search(edges, table, goal_counts=counts, goal_penalty=0.25)
     # A: -0.1 - 2 × 0.25 = -0.6 < B's -0.5.
@@ -62,8 +62,8 @@ def test_the_goal_penalty_option_reaches_the_search() -> None:
         args = build_parser().parse_args([command, "t.jsonl", *extra])
         return search_config(args, check=True).goal_penalty
 
-    assert penalty("search") == 0.0 == SearchConfig().goal_penalty
-    assert penalty("search", "--goal-penalty", "0.5") == 0.5
+    assert penalty("search") == 0.5 == SearchConfig().goal_penalty
+    assert penalty("search", "--goal-penalty", "0") == 0.0
     assert penalty("prove", "--goal-penalty", "1") == 1.0
 
 

@@ -110,9 +110,9 @@ def add_search_budgets(
         "more)",
     )  # fmt: skip
     group.add_argument(
-        "--goal-penalty", type=at_least(0.0, float), default=0.0, metavar="W",
+        "--goal-penalty", type=at_least(0.0, float), default=None, metavar="W",
         help="order the search by a state's log-prob less W for each open goal beyond one "
-        "(default: 0, the log-prob alone)",
+        "(default: 0.5; 0: the log-prob alone)",
     )  # fmt: skip
     group.add_argument(
         "--depth-bonus", type=at_least(0.0, float), default=0.0, metavar="W",
@@ -143,9 +143,16 @@ def search_config(args: argparse.Namespace, check: bool) -> SearchConfig:
         budget_after_open=args.budget_after_header,
         slow_timeouts=_slow_timeouts(args.slow_tactic_timeouts),
         reuse_outcomes=args.stage_outcomes == "reuse",
-        goal_penalty=args.goal_penalty,
+        goal_penalty=_goal_penalty(args.goal_penalty),
         depth_bonus=args.depth_bonus,
     )
+
+
+def _goal_penalty(given: float | None) -> float:
+    """``--goal-penalty``: not given, the search's default."""
+    from proofsearch.search.prover import GOAL_PENALTY
+
+    return GOAL_PENALTY if given is None else given
 
 
 def _slow_timeouts(given: int | None) -> int | None:
