@@ -57,14 +57,19 @@ def test_goal_penalty_puts_a_state_with_fewer_goals_first() -> None:
     assert unknown.calls == ["root", "A", "B"]
 
 
-def test_the_goal_penalty_option_reaches_the_search() -> None:
-    def penalty(command: str, *extra: str) -> float:
-        args = build_parser().parse_args([command, "t.jsonl", *extra])
-        return search_config(args, check=True).goal_penalty
+def configured(command: str, *extra: str) -> SearchConfig:
+    """The search's config as ``proofsearch COMMAND t.jsonl EXTRA…`` would build it."""
+    return search_config(build_parser().parse_args([command, "t.jsonl", *extra]), check=True)
 
-    assert penalty("search") == 0.5 == SearchConfig().goal_penalty
-    assert penalty("search", "--goal-penalty", "0") == 0.0
-    assert penalty("prove", "--goal-penalty", "1") == 1.0
+
+def test_the_ordering_options_reach_the_search() -> None:
+    default = SearchConfig()
+    assert configured("search").goal_penalty == 0.5 == default.goal_penalty
+    assert configured("search", "--goal-penalty", "0").goal_penalty == 0.0
+    assert configured("prove", "--goal-penalty", "1").goal_penalty == 1.0
+    assert configured("search").depth_bonus == 0.0 == default.depth_bonus
+    assert configured("search", "--depth-bonus", "0.4").depth_bonus == 0.4
+    assert configured("prove", "--depth-bonus", "1").depth_bonus == 1.0
 
 
 def test_depth_bonus_follows_a_likely_line_deeper_before_widening() -> None:
@@ -104,16 +109,6 @@ def test_a_shorter_but_less_likely_path_keeps_a_queued_state_in_the_queue() -> N
     result, _, generator = search(edges, table, depth_bonus=0.4)
     assert generator.calls == ["root", "X", "Y", "Z", "C"]
     assert result.status is Status.PROVED and result.proof == ["z", "z2", "c"]
-
-
-def test_the_depth_bonus_option_reaches_the_search() -> None:
-    def bonus(command: str, *extra: str) -> float:
-        args = build_parser().parse_args([command, "t.jsonl", *extra])
-        return search_config(args, check=True).depth_bonus
-
-    assert bonus("search") == 0.0 == SearchConfig().depth_bonus
-    assert bonus("search", "--depth-bonus", "0.4") == 0.4
-    assert bonus("prove", "--depth-bonus", "1") == 1.0
 
 
 def test_failed_when_tree_exhausted_and_open_when_budget_spent() -> None:
