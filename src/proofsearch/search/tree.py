@@ -66,7 +66,7 @@ class SearchTree:
     beyond one (when its backend counts them, :attr:`ProofState.goal_count`): a state
     that closed goals comes before one of the same log-prob that opened more.
     ``depth_bonus`` > 0 adds that much for each step from the root (the shortest path):
-    every step costs its log-prob, so with ten live children a node the cumulative
+    every step costs its log-prob, so with ten live children per node the cumulative
     log-prob puts a proof's fourth step behind hundreds of second steps; the bonus
     lets the search follow a likely line deeper before it widens.
     """
