@@ -75,7 +75,8 @@ class RayStartCluster:
             token_file.parent.mkdir()
             token_file.write_text(secrets.token_hex(32))
             token_file.chmod(0o600)
-        self.port = free_port()
+        self._ports: set[int] = set()
+        self.port = self._new_port()
         self.system_config = dict(system_config or {})
         self.extra_env = dict(env or {})
         self.nodes: dict[str, StartedNode] = {}
@@ -113,17 +114,29 @@ class RayStartCluster:
         auth = {"RAY_AUTH_MODE": "token"} if self._has_token() else {}
         return self._start(name, num_cpus, [f"--address={self.address}"], auth)
 
+    def _new_port(self) -> int:
+        """A free port this cluster has not handed out yet.
+
+        A port handed out is not listened on until ``ray start`` runs, so the kernel may
+        offer it again; Ray refuses to start when two of its components share one.
+        """
+        port = free_port()
+        while port in self._ports:
+            port = free_port()
+        self._ports.add(port)
+        return port
+
     def _has_token(self) -> bool:
         return (self.home / ".ray" / "auth_token").exists()
 
     def _start(self, name: str, num_cpus: int, args: list[str], env: dict[str, str]) -> StartedNode:
         temp_dir = self.root / name
-        port = free_port()
+        port = self._new_port()
         command = [
             self._ray, "start", *args, f"--num-cpus={num_cpus}", "--num-gpus=0",
             "--node-ip-address=127.0.0.1", f"--temp-dir={temp_dir}",
             f"--node-manager-port={port}",
-            f"--dashboard-agent-listen-port={free_port()}",
+            f"--dashboard-agent-listen-port={self._new_port()}",
             "--disable-usage-stats", "--log-style=record",
         ]  # fmt: skip
         node_env = self.user_env(**env, **{MARKER: f"{self.root}:{name}"})
