@@ -45,3 +45,17 @@ def test_a_template_reaches_the_variable_to_split_on() -> None:
     portfolio = PortfolioGenerator([Suggestion("elim: {var}", -0.1)], ssreflect=[])
     tactics = [s.tactic for s in portfolio.generate(BIG_ENDO, Theorem("t", "", ""), 10)]
     assert "elim: r" in tactics and "elim: R" not in tactics
+
+
+def test_structures_are_types_and_move_names_only_binders() -> None:
+    """``T : finType`` is a type (``case: T`` only ever failed), and ``move=> {binder}``
+    names what the conclusion binds: ``move=> x`` of a context ``x`` is "x already used"."""
+    goal = (
+        "T : finType\nL : latticeType d\nf : T -> T\nx : T\n"
+        "============================\nforall y : T, f x = f y"
+    )
+    names = goal_names(goal)
+    assert names.variables == ["x", "y"] and names.binders == ["y"]
+    portfolio = PortfolioGenerator([Suggestion("move=> {binder}", -0.1)], ssreflect=[])
+    tactics = [s.tactic for s in portfolio.generate(goal, Theorem("t", "", ""), 10)]
+    assert tactics == ["move=> y"]

@@ -63,14 +63,14 @@ def test_which_headers_import_ssreflect(header: str, loads: bool) -> None:
     assert loads_ssreflect(header) is loads
 
 
-GOAL = "n : nat\nb, c : bool\nE : n = 0\n============================\nn + 0 = n"
+GOAL = "n : nat\nb, c : bool\nE : n = 0\n============================\nforall m, n + m = m + n"
 
 
 def test_portfolio_adds_ssreflect_forms_only_under_ssreflect() -> None:
     portfolio = PortfolioGenerator(default_tactics("coq"))
     plain = [s.tactic for s in portfolio.generate(GOAL, Theorem("t", "L", "Require Arith."), 200)]
     ssr = [s.tactic for s in portfolio.generate(GOAL, Theorem("t", "L", SSR_HEADER), 200)]
-    forms = {"done", "by []", "move=> n", "case: n", "elim: n", "by rewrite E", "apply: E"}
+    forms = {"done", "by []", "move=> m", "case: n", "elim: n", "by rewrite E", "apply: E"}
     assert forms <= set(ssr), ssr
     assert not forms & set(plain) and set(plain) < set(ssr)
     assert ssr.index("done") < ssr.index("elim: n")  # the file's scores order them

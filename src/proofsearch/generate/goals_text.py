@@ -9,13 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from proofsearch.generate.boolean_cases import case_targets
+
 _HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$")
 _COQ_BINDER = re.compile(r"forall\s+(.+?)\s*,", re.S)
 _LEAN_BINDER = re.compile(r"∀\s+(.+?)\s*,", re.S)
 _BINDER_GROUP = re.compile(r"\(([^():]+):([^()]+)\)|^([^():]+):(.+)$")
 #: A type that is a sort: such a variable is a type (``A : Type``), never a case split's
-#: or an induction's target.
-_SORT = re.compile(r"^(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?$")
+#: or an induction's target. So is a math-comp structure (``T : finType``, ``L :
+#: latticeType d``): ``case: T`` only ever failed.
+_SORT = re.compile(r"^(?:(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?|[a-z]\w*Type(?:\s+[\w'.]+)*)$")
 _PROPOSITION = re.compile(r"=|<|>|≤|≥|≠|->|→|/\\|\\/|∧|∨|¬|~|<->|↔|\bTrue\b|\bFalse\b|\bProp\b")
 
 
@@ -24,8 +27,14 @@ class GoalNames:
     """Names a tactic template can refer to."""
 
     variables: list[str] = field(default_factory=list)
+    #: The conclusion's own ``forall`` binders (names ``move=> x`` can introduce; a
+    #: context variable's name is already used).
+    binders: list[str] = field(default_factory=list)
     hypotheses: list[str] = field(default_factory=list)
     equations: list[str] = field(default_factory=list)
+    #: At most one entry: the atoms of a boolean conclusion as ``destruct``'s list
+    #: (:func:`proofsearch.generate.boolean_cases.case_targets`).
+    booleans: list[str] = field(default_factory=list)
 
 
 def _add(names: list[str], name: str) -> None:
@@ -85,7 +94,10 @@ def goal_names(goals: str) -> GoalNames:
     context = list(result.variables)
     conclusion = " ".join(conclusion_lines)
     _binders(conclusion, result)
+    result.binders = [name for name in result.variables[len(context) :] if name not in context]
     result.variables = _by_relevance(context, result.variables[len(context) :], conclusion)
+    targets = case_targets(conclusion)
+    result.booleans = [targets] if targets else []
     return result
 
 

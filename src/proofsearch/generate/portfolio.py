@@ -1,8 +1,11 @@
 """``portfolio``: a fixed list of scored tactics, some of them templates over the goal.
 
 A line of a tactics file is ``TACTIC`` or ``TACTIC<TAB>LOGPROB``. Templates name the
-goal's parts: ``{var}`` (each variable), ``{hyp}`` (each hypothesis), ``{eq}`` (each
-equation hypothesis); a template yields one tactic per name, with the template's score.
+goal's parts: ``{var}`` (each variable), ``{binder}`` (each variable the conclusion binds
+with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesis),
+``{bools}`` (the atoms of a boolean conclusion, ``a, (x \\in A)``:
+:mod:`~proofsearch.generate.boolean_cases`); a template yields one tactic per name, with
+the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
 
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
@@ -22,7 +25,13 @@ from proofsearch.generate.goals_text import goal_names
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
-_PLACEHOLDERS = {"{var}": "variables", "{hyp}": "hypotheses", "{eq}": "equations"}
+_PLACEHOLDERS = {
+    "{var}": "variables",
+    "{binder}": "binders",
+    "{hyp}": "hypotheses",
+    "{eq}": "equations",
+    "{bools}": "booleans",
+}
 
 
 class TacticsFileError(ValueError):

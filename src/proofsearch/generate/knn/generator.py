@@ -36,13 +36,12 @@ from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corp
 from proofsearch.generate.knn.features import goal_features, hash_features, untyped
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
-from proofsearch.generate.knn.prefixes import prefixes
+from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefixes
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
 
-#: Score of a sentence's prefix relative to the sentence, per part left out.
-PREFIX_PENALTY = -0.7
-_CLOSERS = ("by ", "now ")
+#: Sentences that may have prefixes (:mod:`.prefixes`) without a ``;``.
+_PREFIXED = ("by ", "now ", "rewrite ")
 #: A neighbour's tactic and its lemma's short name → the tactic with the theorem's
 #: variant names, or ``None`` (:mod:`.analogy`).
 Analogy: TypeAlias = Callable[[str, str], str | None]
@@ -213,7 +212,7 @@ class KnnGenerator(TacticGenerator):
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
-        parts: list[Suggestion] = []
+        pool = PrefixPool()
         for state, tactic_id, score, named in zip(
             candidates.tolist(), tactic_ids, logs, has_record, strict=True
         ):
@@ -247,14 +246,11 @@ class KnnGenerator(TacticGenerator):
                     continue
                 tactics.add(variant)
                 out.append(Suggestion(variant, variant_score))
-                if self.sentence_prefixes and (";" in variant or variant.startswith(_CLOSERS)):
-                    parts += [
-                        Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
-                        for i, p in enumerate(prefixes(variant))
-                    ]
+                if self.sentence_prefixes and (";" in variant or variant.startswith(_PREFIXED)):
+                    pool.add(variant, variant_score, state)
             if len(out) >= n:
                 break
-        return out + parts
+        return out + pool.suggestions()
 
     # -- analogous names -------------------------------------------------------------
 
