@@ -17,7 +17,7 @@ _LEAN_BINDER = re.compile(r"∀\s+(.+?)\s*,", re.S)
 _BINDER_GROUP = re.compile(r"\(([^():]+):([^()]+)\)|^([^():]+):(.+)$")
 #: A type that is a sort: such a variable is a type (``A : Type``), never a case split's
 #: or an induction's target. So is a math-comp structure (``T : finType``, ``L :
-#: latticeType d``): ``case: T`` only ever failed.
+#: latticeType d``): ``case: T`` fails, ``induction T`` only opens the structure's record.
 _SORT = re.compile(r"^(?:(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?|[a-z]\w*Type(?:\s+[\w'.]+)*)$")
 _PROPOSITION = re.compile(r"=|<|>|≤|≥|≠|->|→|/\\|\\/|∧|∨|¬|~|<->|↔|\bTrue\b|\bFalse\b|\bProp\b")
 
@@ -94,7 +94,7 @@ def goal_names(goals: str) -> GoalNames:
     context = list(result.variables)
     conclusion = " ".join(conclusion_lines)
     _binders(conclusion, result)
-    result.binders = [name for name in result.variables[len(context) :] if name not in context]
+    result.binders = result.variables[len(context) :]  # never a context name: ``_add``
     result.variables = _by_relevance(context, result.variables[len(context) :], conclusion)
     targets = case_targets(conclusion)
     result.booleans = [targets] if targets else []

@@ -40,8 +40,6 @@ from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefix
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
 
-#: Sentences that may have prefixes (:mod:`.prefixes`) without a ``;``.
-_PREFIXED = ("by ", "now ", "rewrite ")
 #: A neighbour's tactic and its lemma's short name → the tactic with the theorem's
 #: variant names, or ``None`` (:mod:`.analogy`).
 Analogy: TypeAlias = Callable[[str, str], str | None]
@@ -246,7 +244,7 @@ class KnnGenerator(TacticGenerator):
                     continue
                 tactics.add(variant)
                 out.append(Suggestion(variant, variant_score))
-                if self.sentence_prefixes and (";" in variant or variant.startswith(_PREFIXED)):
+                if self.sentence_prefixes:  # ``prefixes`` says which sentences have any
                     pool.add(variant, variant_score, state)
             if len(out) >= n:
                 break
