@@ -1,6 +1,6 @@
 """Along each lemma's reference proof: is the step the proof takes among the suggestions?
 
-    ../shared/tools/netns python benchmarks/reference_walk.py THEOREMS.jsonl \\
+    python benchmarks/reference_walk.py THEOREMS.jsonl \\
         --index TRACE [--index TRACE ...] [--open-in RESULTS.jsonl] [--steps 8] \\
         [--n 64] [--probe 128] [--out WALK.jsonl]
 
@@ -32,6 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from proofsearch.cli.errors import CommandError
 from proofsearch.cli.traces import open_traces, recorded_coq_args
 from proofsearch.data.theorems import load_theorems
 from proofsearch.env.base import ProofState, Proved
@@ -77,6 +78,16 @@ def stages_of(generator: TacticGenerator) -> dict[str, TacticGenerator]:
     }
 
 
+def select(theorems: list[Theorem], open_in: str | None) -> list[Theorem]:
+    """``theorems``, or those the results file ``open_in`` left unproved."""
+    if open_in is None:
+        return theorems
+    with open(open_in, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    left_open = {row["name"] for row in rows if row.get("status") != "proved"}
+    return [t for t in theorems if t.name in left_open]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("theorems")
@@ -88,15 +99,16 @@ def main() -> int:
     parser.add_argument("--tactic-timeout", type=float, default=2.0)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    theorems = load_theorems(args.theorems).theorems
-    if args.open_in:
-        with open(args.open_in, encoding="utf-8") as handle:
-            rows = [json.loads(line) for line in handle if line.strip()]
-        left_open = {row["name"] for row in rows if row.get("status") != "proved"}
-        theorems = [t for t in theorems if t.name in left_open]
+    if not 0 < args.n <= args.probe:
+        parser.error(f"--n {args.n} --probe {args.probe}: give 0 < --n <= --probe")
+    try:  # every input read before the generator's index is loaded
+        theorems = select(load_theorems(args.theorems).theorems, args.open_in)
+        coq_args = recorded_coq_args(open_traces(args.index))
+    except (OSError, ValueError, CommandError) as exc:
+        parser.error(str(exc))
     generator = make_generator("knn-portfolio", {"index": args.index})
     stages = stages_of(generator)
-    prover = CoqProver(CoqConfig(args=tuple(recorded_coq_args(open_traces(args.index)))))
+    prover = CoqProver(CoqConfig(args=tuple(coq_args)))
     out = args.out.open("w", encoding="utf-8") if args.out else None
     walked = 0
     reached: Counter[str] = Counter()

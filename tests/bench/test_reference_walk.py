@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
+from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
 from proofsearch.generate.base import Suggestion
@@ -59,3 +63,15 @@ def test_a_step_counts_as_reached_by_the_same_state_or_the_same_text() -> None:
         ("rewrite IHn", None),
         ("reflexivity", 2),
     ]
+
+
+def test_a_missing_input_stops_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    walk = load_walk()
+    missing = tmp_path / "absent.jsonl"
+    monkeypatch.setattr(sys, "argv", ["reference_walk.py", str(missing), "--index", str(tmp_path)])
+    with pytest.raises(SystemExit) as stop:
+        walk.main()
+    assert stop.value.code == 2
+    assert str(missing) in capsys.readouterr().err
