@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from proofsearch.generate.boolean_cases import case_targets
+from proofsearch.generate.scrutinees import scrutinees
 
 _HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$")
 _COQ_BINDER = re.compile(r"forall\s+(.+?)\s*,", re.S)
@@ -35,6 +36,9 @@ class GoalNames:
     #: At most one entry: the atoms of a boolean conclusion as ``destruct``'s list
     #: (:func:`proofsearch.generate.boolean_cases.case_targets`).
     booleans: list[str] = field(default_factory=list)
+    #: The terms the conclusion's ``match``es and ``if``s inspect, written ready for
+    #: ``destruct`` (:func:`proofsearch.generate.scrutinees.scrutinees`).
+    scrutinees: list[str] = field(default_factory=list)
 
 
 def _add(names: list[str], name: str) -> None:
@@ -98,6 +102,7 @@ def goal_names(goals: str) -> GoalNames:
     result.variables = _by_relevance(context, result.variables[len(context) :], conclusion)
     targets = case_targets(conclusion)
     result.booleans = [targets] if targets else []
+    result.scrutinees = scrutinees(conclusion)
     return result
 
 

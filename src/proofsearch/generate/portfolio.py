@@ -4,8 +4,9 @@ A line of a tactics file is ``TACTIC`` or ``TACTIC<TAB>LOGPROB``. Templates name
 goal's parts: ``{var}`` (each variable), ``{binder}`` (each variable the conclusion binds
 with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesis),
 ``{bools}`` (the atoms of a boolean conclusion, ``a, (x \\in A)``:
-:mod:`~proofsearch.generate.boolean_cases`); a template yields one tactic per name, with
-the template's score.
+:mod:`~proofsearch.generate.boolean_cases`), ``{scrutinee}`` (each term the conclusion's
+``match``/``if`` inspects: :mod:`~proofsearch.generate.scrutinees`); a template yields
+one tactic per name, with the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
 
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
@@ -31,6 +32,7 @@ _PLACEHOLDERS = {
     "{hyp}": "hypotheses",
     "{eq}": "equations",
     "{bools}": "booleans",
+    "{scrutinee}": "scrutinees",
 }
 
 
