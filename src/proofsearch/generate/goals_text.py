@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from proofsearch.generate.boolean_cases import case_targets
+from proofsearch.generate.premise_patterns import intro_pattern
 from proofsearch.generate.scrutinees import scrutinees
 
 _HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$")
@@ -39,6 +40,9 @@ class GoalNames:
     #: The terms the conclusion's ``match``es and ``if``s inspect, written ready for
     #: ``destruct`` (:func:`proofsearch.generate.scrutinees.scrutinees`).
     scrutinees: list[str] = field(default_factory=list)
+    #: At most one entry: ``intros``'s pattern taking the conclusion's structured
+    #: premises apart (:func:`proofsearch.generate.premise_patterns.intro_pattern`).
+    intro_patterns: list[str] = field(default_factory=list)
 
 
 def _add(names: list[str], name: str) -> None:
@@ -103,6 +107,8 @@ def goal_names(goals: str) -> GoalNames:
     targets = case_targets(conclusion)
     result.booleans = [targets] if targets else []
     result.scrutinees = scrutinees(conclusion)
+    pattern = intro_pattern(conclusion)
+    result.intro_patterns = [pattern] if pattern else []
     return result
 
 

@@ -5,8 +5,10 @@ goal's parts: ``{var}`` (each variable), ``{binder}`` (each variable the conclus
 with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesis),
 ``{bools}`` (the atoms of a boolean conclusion, ``a, (x \\in A)``:
 :mod:`~proofsearch.generate.boolean_cases`), ``{scrutinee}`` (each term the conclusion's
-``match``/``if`` inspects: :mod:`~proofsearch.generate.scrutinees`); a template yields
-one tactic per name, with the template's score.
+``match``/``if`` inspects: :mod:`~proofsearch.generate.scrutinees`), ``{intro_pattern}``
+(``? [? ?] [?|?]``, taking apart the conclusion's structured premises as ``intros``
+introduces them: :mod:`~proofsearch.generate.premise_patterns`); a template yields one
+tactic per name, with the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
 
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
@@ -33,6 +35,7 @@ _PLACEHOLDERS = {
     "{eq}": "equations",
     "{bools}": "booleans",
     "{scrutinee}": "scrutinees",
+    "{intro_pattern}": "intro_patterns",
 }
 
 
