@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from proofsearch.generate.boolean_cases import case_targets
 from proofsearch.generate.premise_patterns import intro_pattern
@@ -37,12 +38,23 @@ class GoalNames:
     #: At most one entry: the atoms of a boolean conclusion as ``destruct``'s list
     #: (:func:`proofsearch.generate.boolean_cases.case_targets`).
     booleans: list[str] = field(default_factory=list)
-    #: The terms the conclusion's ``match``es and ``if``s inspect, written ready for
-    #: ``destruct`` (:func:`proofsearch.generate.scrutinees.scrutinees`).
-    scrutinees: list[str] = field(default_factory=list)
-    #: At most one entry: ``intros``'s pattern taking the conclusion's structured
-    #: premises apart (:func:`proofsearch.generate.premise_patterns.intro_pattern`).
-    intro_patterns: list[str] = field(default_factory=list)
+    #: The first goal's conclusion, on one line.
+    conclusion: str = ""
+
+    @cached_property
+    def scrutinees(self) -> list[str]:
+        """The terms the conclusion's ``match``es and ``if``s inspect, written ready for
+        ``destruct`` (:func:`proofsearch.generate.scrutinees.scrutinees`). Read only when
+        a template asks: the default lists have none, and the portfolio runs per node."""
+        return scrutinees(self.conclusion)
+
+    @cached_property
+    def intro_patterns(self) -> list[str]:
+        """At most one entry: ``intros``'s pattern taking the conclusion's structured
+        premises apart (:func:`proofsearch.generate.premise_patterns.intro_pattern`);
+        read only when a template asks."""
+        pattern = intro_pattern(self.conclusion)
+        return [pattern] if pattern else []
 
 
 def _add(names: list[str], name: str) -> None:
@@ -106,9 +118,7 @@ def goal_names(goals: str) -> GoalNames:
     result.variables = _by_relevance(context, result.variables[len(context) :], conclusion)
     targets = case_targets(conclusion)
     result.booleans = [targets] if targets else []
-    result.scrutinees = scrutinees(conclusion)
-    pattern = intro_pattern(conclusion)
-    result.intro_patterns = [pattern] if pattern else []
+    result.conclusion = conclusion
     return result
 
 
