@@ -21,7 +21,7 @@ PROOFS = {
     "dbl_add": "reflexivity",
     "f_twice": "apply f_id",
     "zero_zero": "reflexivity",
-    "Arith2.add_comm'": "lia",
+    "Arith2.add_comm'": "apply Coq.Arith.PeanoNat.Nat.add_comm",  # a premise's full path
     "top_twice": "reflexivity",
     "both_admit1": "intros m; lia",
     "both_admit2": "intros m; reflexivity",

@@ -30,7 +30,11 @@ FILLED = {
         "  Proof using f_id.\n    (* a partial attempt *)\n  Admitted.\n",
         "  Proof using f_id.\n    apply f_id.\n  Qed.\n",
     ),
-    "Mod.v": FILES["Mod.v"].replace("  Proof. Admitted.\n", "  Proof.\n    lia.\n  Qed.\n"),
+    # The stand-in's proof names the premise by its full path; prove writes the shortest
+    # name Coq resolves at the hole.
+    "Mod.v": FILES["Mod.v"].replace(
+        "  Proof. Admitted.\n", "  Proof.\n    apply PeanoNat.Nat.add_comm.\n  Qed.\n"
+    ),
     "Top.v": FILES["Top.v"].replace("Proof. Admitted.\n", "Proof.\n  reflexivity.\nQed.\n"),
 }
 
@@ -107,6 +111,12 @@ def test_diff_write_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "left Admitted: Sec.v:13 zero_zero: breaks Top.v:3:" in out
     assert "inside a Section: Qed generalises the lemma" in out
     assert "left Admitted: Mod.v:8 Arith2.impossible: no proof: search tree exhausted" in out
+    full = tmp_path / "full.patch"
+    assert prove(str(folder), *common, "--full-names", "--patch", str(full)) == 0
+    assert full.read_text() == expected_diff().replace(
+        "apply PeanoNat.Nat.add_comm.", "apply Coq.Arith.PeanoNat.Nat.add_comm."
+    )
+    capsys.readouterr()
 
     assert prove(str(folder), *common, "--resume", "--write") == 0
     for name in ORDER:

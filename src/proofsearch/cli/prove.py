@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,11 @@ def add_parser(subparsers: Any) -> None:
         help="files traced at once (default: the number of CPUs)",
     )  # fmt: skip
     parser.add_argument(
+        "--full-names", action="store_true",
+        help="write premises by the full paths the search used (Coq.Arith.PeanoNat.Nat.add_comm) "
+        "instead of the shortest name Coq resolves at the hole (Nat.add_comm)",
+    )  # fmt: skip
+    parser.add_argument(
         "--no-library-trace", action="store_true",
         help="do not trace the installed libraries the project requires (the stdlib…); "
         "learn from the project's own trace and --index only",
@@ -86,7 +92,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 #: The phases timed for the summary line and ``RESULTS.prove.json``.
-PHASES = ("holes", "trace", "search", "header", "rebuild", "write-back")
+PHASES = ("holes", "trace", "search", "header", "names", "rebuild", "write-back")
 
 
 class Stop(CommandError):
@@ -154,6 +160,10 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     _header_errors(plan, results)
+    if not args.full_names:
+        step = time.perf_counter()
+        results = _shorten(args, project, records, results, run_dir / "short-names.json")
+        clock["names"] = time.perf_counter() - step
     from proofsearch.cli.prove_output import write_back
 
     return write_back(args, project, plan, results, output, clock, start, console)
@@ -267,6 +277,24 @@ def _search(
     names = {r["name"] for r in records}
     results = {n: r for n, r in read_results(output).records.items() if n in names}
     return results, [t.name for t in todo if t.name in results]
+
+
+def _shorten(
+    args: argparse.Namespace,
+    project: Project,
+    records: list[dict[str, Any]],
+    results: dict[str, dict[str, Any]],
+    cache: Path,
+) -> dict[str, dict[str, Any]]:
+    """The proofs found, each premise by the shortest name Coq resolves at its hole."""
+    from proofsearch.project.short_proofs import shorten_found
+
+    timeout = args.check_timeout or default_check_timeout(args.timeout)
+    return shorten_found(
+        records, results, cache,
+        coqc=args.coqc, args=list(project.args), timeout=timeout,
+        jobs=args.trace_jobs or os.cpu_count() or 1,
+    )  # fmt: skip
 
 
 def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:

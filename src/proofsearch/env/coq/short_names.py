@@ -1,0 +1,153 @@
+"""Proofs as a person would write them: each qualified name by its shortest form.
+
+A premise of a required library reaches a tactic by its full path
+(``apply Coq.Arith.PeanoNat.Nat.add_comm``, ``apply: RegLang.misc.card_leq_inj``):
+unambiguous wherever the library is loaded, but not what anyone writes into their file,
+and tied to a library's logical prefix (the standard library's is ``Stdlib`` from Rocq 9
+on). Coq itself says which shorter name refers to the same object at a point: ``Locate``
+prints ``(shorter name to refer to it in current context is Nat.add_comm)``. The names
+are asked where the statement stands (its header, then ``Locate`` per name), and the
+shortened proof is used only when it passes the same re-check as the proof found, with
+the same axioms: a short name that a hypothesis of the proof shadows fails that check,
+and the proof stays as found.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from proofsearch.env.coq.checker import check_proof, run_coqc
+
+#: A name with at least two dotted parts, none starting with a digit (``H.1`` is
+#: ssreflect's projection, not a path).
+_QUALIFIED = re.compile(r"(?<![\w'.])(?:[A-Za-z_][\w']*\.)+[A-Za-z_][\w']*(?![\w'])")
+#: What follows an object ``Locate`` prints (on its line, or the next when the line is
+#: narrow), when a shorter name than the one asked refers to it at that point.
+_SHORTER = re.compile(r"\(shorter name to refer to it in current context is ([\w'.]+)\)")
+#: Asked after each name: its answer (``No object of basename …``) ends the name's.
+MARKER = "proofsearch_end_of_answer"
+_MODULE = "ProofsearchNames"
+
+
+@dataclass(frozen=True)
+class ShortenedProof:
+    """The proof to write, and whether it differs from the one found."""
+
+    proof: tuple[str, ...]
+    renamed: Mapping[str, str]
+
+
+def qualified_names(proof: Sequence[str]) -> list[str]:
+    """The dotted names the tactics use, in first-use order, each once."""
+    seen: dict[str, None] = {}
+    for tactic in proof:
+        for match in _QUALIFIED.finditer(tactic):
+            seen.setdefault(match.group(0), None)
+    return list(seen)
+
+
+def parse_shorter(output: str, asked: Sequence[str]) -> dict[str, str]:
+    """``Locate`` output read as asked name → shorter name.
+
+    ``Locate`` of :data:`MARKER` comes before the first name (what the header printed
+    ends there) and after each name (its answer ends there). The first object printed
+    is the one the name resolves to; Coq adds ``(shorter name … is S)`` to it only when
+    one exists. An alias such as Rocq 9's ``Coq.…`` for ``Stdlib.…`` prints the object's
+    real path, so answers are matched to the names asked by position.
+    """
+    answers: list[list[str]] = [[]]
+    for line in output.splitlines():
+        if MARKER in line:
+            answers.append([])
+        elif line.strip():
+            answers[-1].append(line)
+    found: dict[str, str] = {}
+    for name, lines in zip(asked, answers[1:], strict=False):
+        if not lines:
+            continue
+        first = " ".join(lines[:2]) if len(lines) > 1 and lines[1][:1].isspace() else lines[0]
+        match = _SHORTER.search(first)
+        if match and match.group(1) != name:
+            found[name] = match.group(1)
+    return found
+
+
+def rename(proof: Sequence[str], names: Mapping[str, str]) -> tuple[str, ...]:
+    """Each tactic with every whole occurrence of a name replaced."""
+    if not names:
+        return tuple(proof)
+    pattern = re.compile(
+        r"(?<![\w'.])(?:"
+        + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        + r")(?![\w']|\.[A-Za-z_])"
+    )
+    return tuple(pattern.sub(lambda m: names[m.group(0)], tactic) for tactic in proof)
+
+
+def shorter_names(
+    header: str,
+    footer: str,
+    names: Sequence[str],
+    *,
+    coqc: str = "coqc",
+    args: Sequence[str] = (),
+    timeout: float = 120.0,
+    memory_limit: int | None = None,
+) -> dict[str, str]:
+    """Ask Coq, after ``header``, the shortest name of each of ``names``."""
+    if not names:
+        return {}
+    queries = f"Locate {MARKER}.\n" + "".join(f"Locate {n}.\nLocate {MARKER}.\n" for n in names)
+    source = f"{header.rstrip()}\nSet Printing Width 100000.\n{queries}{footer.strip()}\n"
+    with tempfile.TemporaryDirectory(prefix="proofsearch-names-") as tmp:
+        try:
+            compiled = run_coqc(
+                source, Path(tmp), _MODULE,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+        except (subprocess.TimeoutExpired, FileNotFoundError):
+            return {}
+    if compiled.returncode != 0:
+        return {}
+    return parse_shorter(compiled.stdout, names)
+
+
+def shorten_proof(
+    header: str,
+    statement: str,
+    proof: Sequence[str],
+    *,
+    footer: str = "",
+    name: str | None = None,
+    allowed_axioms: Iterable[str] = (),
+    axioms: Iterable[str] = (),
+    coqc: str = "coqc",
+    args: Sequence[str] = (),
+    timeout: float = 120.0,
+    memory_limit: int | None = None,
+) -> ShortenedProof:
+    """``proof`` with its qualified names shortened, when that still checks.
+
+    ``axioms`` are those the proof as found rests on: the shortened proof must rest on
+    exactly those (a short name could name another lemma with other assumptions).
+    """
+    found = ShortenedProof(tuple(proof), {})
+    names = shorter_names(
+        header, footer, qualified_names(proof),
+        coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+    )  # fmt: skip
+    if not names:
+        return found
+    short = rename(proof, names)
+    result = check_proof(
+        header, statement, short, footer=footer, name=name, allowed_axioms=allowed_axioms,
+        coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+    )  # fmt: skip
+    if not result.ok or set(result.axioms) != set(axioms):
+        return found
+    return ShortenedProof(short, names)
