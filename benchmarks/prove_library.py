@@ -202,8 +202,8 @@ def _requires(sentence: Sentence, library: str) -> list[str]:
     after = [w for w in after if w not in ("Import", "Export")]
     if command.word == "From" and words[1:2] == (library,):
         return after
-    names = re.findall(rf"\b{re.escape(library)}\.([\w.]+)", command.bare)
-    return names
+    # ``\w+(?:\.\w+)*``: the sentence's own final ``.`` is not part of the name.
+    return re.findall(rf"\b{re.escape(library)}\.(\w+(?:\.\w+)*)", command.bare)
 
 
 def _proof_span(lemma: StdlibLemma) -> tuple[int, int, str] | str:

@@ -106,6 +106,23 @@ def test_eligibility(prove_library: ModuleType, theories: Path) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("sentence", "modules"),
+    [
+        ("From Tiny Require Import base lists.", ["base", "lists"]),
+        ("Require Import Tiny.Core.RelDec.", ["Core.RelDec"]),  # ExtLib's form
+        ("Require Tiny.base Coq.Lists.List.", ["base"]),
+        ("Require Import Coq.Lists.List.", []),
+    ],
+)
+def test_requires_of_either_form(
+    prove_library: ModuleType, sentence: str, modules: list[str]
+) -> None:
+    from proofsearch.env.coq.sentences import split_sentences
+
+    assert prove_library._requires(split_sentences(sentence)[0], "Tiny") == modules
+
+
 def test_draw_is_deterministic_and_in_file_order(prove_library: ModuleType, theories: Path) -> None:
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     first = prove_library.draw(holes, 3, prove_library.SEED)

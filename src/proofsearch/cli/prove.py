@@ -79,6 +79,11 @@ def add_parser(subparsers: Any) -> None:
         "instead of the shortest name Coq resolves at the hole (Nat.add_comm)",
     )  # fmt: skip
     parser.add_argument(
+        "--flat-proofs", action="store_true",
+        help="write the tactics one per line as the search applied them, without bullets "
+        "for the subgoals a step opens",
+    )  # fmt: skip
+    parser.add_argument(
         "--no-library-trace", action="store_true",
         help="do not trace the installed libraries the project requires (the stdlib…); "
         "learn from the project's own trace and --index only",
@@ -92,7 +97,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 #: The phases timed for the summary line and ``RESULTS.prove.json``.
-PHASES = ("holes", "trace", "search", "header", "names", "rebuild", "write-back")
+PHASES = ("holes", "trace", "search", "header", "presentation", "rebuild", "write-back")
 
 
 class Stop(CommandError):
@@ -160,10 +165,10 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     _header_errors(plan, results)
-    if not args.full_names:
+    if not (args.full_names and args.flat_proofs):
         step = time.perf_counter()
-        results = _shorten(args, project, records, results, run_dir / "short-names.json")
-        clock["names"] = time.perf_counter() - step
+        results = _present(args, project, records, results, run_dir / "written-proofs.json")
+        clock["presentation"] = time.perf_counter() - step
     from proofsearch.cli.prove_output import write_back
 
     return write_back(args, project, plan, results, output, clock, start, console)
@@ -279,22 +284,33 @@ def _search(
     return results, [t.name for t in todo if t.name in results]
 
 
-def _shorten(
+def _present(
     args: argparse.Namespace,
     project: Project,
     records: list[dict[str, Any]],
     results: dict[str, dict[str, Any]],
     cache: Path,
 ) -> dict[str, dict[str, Any]]:
-    """The proofs found, each premise by the shortest name Coq resolves at its hole."""
-    from proofsearch.project.short_proofs import shorten_found
+    """The proofs found as they are to be written: premises by the shortest name Coq
+    resolves at the hole, subgoals bulleted (each change checked)."""
+    from proofsearch.data.theorems import parse_theorem_lines
+    from proofsearch.project.written_proofs import Presentation, present_found
 
     timeout = args.check_timeout or default_check_timeout(args.timeout)
-    return shorten_found(
-        records, results, cache,
-        coqc=args.coqc, args=list(project.args), timeout=timeout,
-        jobs=args.trace_jobs or os.cpu_count() or 1,
+    try:
+        prover_opts = prover_options(args)
+    except ValueError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    prover_opts["args"] = list(project.args)
+    how = Presentation(
+        coqc=args.coqc, args=list(project.args), timeout=timeout, prover_options=prover_opts,
+        short_names=not args.full_names, bullets=not args.flat_proofs,
     )  # fmt: skip
+    theorems = {
+        t.name: t for t in parse_theorem_lines([json.dumps(r) for r in records], "holes").theorems
+    }
+    jobs = args.trace_jobs or os.cpu_count() or 1
+    return present_found(records, theorems, results, cache, how, jobs)
 
 
 def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:

@@ -84,11 +84,11 @@ def write_back(
         )
     for file in sorted(set(refused)):
         print_error(console, f"{file} changed since it was traced: not written; run prove again")
-    around = sum(clock[k] for k in ("holes", "header", "names", "rebuild", "write-back"))
+    around = sum(clock[k] for k in ("holes", "header", "presentation", "rebuild", "write-back"))
     print(
         f"time: {wall:.1f} s wall; holes {clock['holes']:.2f} s, trace {clock['trace']:.1f} s, "
-        f"search {clock['search']:.1f} s (headers {clock['header']:.1f} s), names "
-        f"{clock['names']:.1f} s, rebuild "
+        f"search {clock['search']:.1f} s (headers {clock['header']:.1f} s), presentation "
+        f"{clock['presentation']:.1f} s, rebuild "
         f"{clock['rebuild']:.1f} s, write-back {clock['write-back']:.1f} s; around the "
         f"search {around:.1f} s ({100 * around / wall if wall else 0:.0f} % of wall)"
     )

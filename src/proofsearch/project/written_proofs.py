@@ -1,0 +1,152 @@
+"""The proofs ``prove`` writes: premises named as the file would, subgoals bulleted.
+
+The search's proof is a flat list of tactics that names a library's premise by its full
+path (``Coq.ZArith.BinInt.Z.add_comm``). Written into a user's file that reads as
+machine output, and it ties the proof to the library's logical prefix. Before the
+rebuild, :func:`present_found` gives each proved hole
+
+- the shortest names Coq resolves to the same objects at the hole
+  (:mod:`proofsearch.env.coq.short_names`: asked, then the same re-check with the
+  same axioms), and
+- bullets for the subgoals (:mod:`.bullets`: the goal counts replayed in the prover,
+  the bulleted text compiled at the hole).
+
+Each step is kept only when its check passes; otherwise the proof stays as it was. A
+cache beside the results keeps the answers, so ``--write`` after a dry run writes the
+same text without asking Coq again.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proofsearch.env.base import EnvError
+from proofsearch.env.coq.checker import proof_script, run_coqc
+from proofsearch.env.coq.short_names import qualified_names, shorten_proof
+from proofsearch.env.registry import make_prover
+from proofsearch.project.bullets import bulleted, goal_counts
+from proofsearch.theorem import Theorem
+
+#: A bullet needs a step that opens two goals and one step for each.
+_FEWEST_STEPS_FOR_BULLETS = 3
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What to do to the proofs found, and with which Coq."""
+
+    coqc: str
+    args: Sequence[str]
+    timeout: float
+    prover_options: Mapping[str, Any]
+    short_names: bool = True
+    bullets: bool = True
+
+
+def _key(record: Mapping[str, Any], proof: Sequence[str], how: Presentation) -> str:
+    settings = [how.short_names, how.bullets]
+    return json.dumps([record.get("source_sha256"), record.get("header"), list(proof), settings])
+
+
+def _compiles(record: Mapping[str, Any], lines: Sequence[str], how: Presentation) -> bool:
+    """The bulleted proof compiles at the hole (its tactics are the checked proof's)."""
+    footer = str(record.get("footer") or "").strip()
+    source = proof_script(str(record["header"]), str(record["statement"]), lines)
+    with tempfile.TemporaryDirectory(prefix="proofsearch-bullets-") as tmp:
+        try:
+            done = run_coqc(
+                source + (footer + "\n" if footer else ""), Path(tmp), "ProofsearchBullets",
+                coqc=how.coqc, args=how.args, timeout=how.timeout, memory_limit=None,
+            )  # fmt: skip
+        except (subprocess.TimeoutExpired, FileNotFoundError):
+            return False
+    return done.returncode == 0
+
+
+def _with_bullets(
+    record: Mapping[str, Any], theorem: Theorem, proof: list[str], how: Presentation
+) -> list[str]:
+    if len(proof) < _FEWEST_STEPS_FOR_BULLETS:
+        return proof
+    try:
+        with make_prover("coq", how.prover_options) as prover:
+            session = prover.open(theorem)
+            try:
+                counts = goal_counts(session, proof)
+            finally:
+                session.close()
+    except EnvError:
+        return proof
+    lines = bulleted(proof, counts) if counts is not None else None
+    return lines if lines is not None and _compiles(record, lines, how) else proof
+
+
+def _present(
+    record: Mapping[str, Any], theorem: Theorem, result: Mapping[str, Any], how: Presentation
+) -> list[str]:
+    proof = list(result["proof"])
+    if how.short_names and qualified_names(proof):
+        proof = list(
+            shorten_proof(
+                str(record["header"]), str(record["statement"]), proof,
+                footer=str(record.get("footer") or ""),
+                name=str(record["qualid"]) if record.get("qualid") else None,
+                allowed_axioms=record.get("allowed_axioms") or (),
+                axioms=result.get("axioms") or (),
+                coqc=how.coqc, args=how.args, timeout=how.timeout,
+            ).proof
+        )  # fmt: skip
+    # An ``admit.``'s proof goes inside ``{ revert …. P. }`` on one line: no bullets.
+    if how.bullets and "#admit" not in str(record["name"]):
+        proof = _with_bullets(record, theorem, proof, how)
+    return proof
+
+
+def present_found(
+    records: Sequence[Mapping[str, Any]],
+    theorems: Mapping[str, Theorem],
+    results: Mapping[str, dict[str, Any]],
+    cache: Path,
+    how: Presentation,
+    jobs: int,
+) -> dict[str, dict[str, Any]]:
+    """``results`` with each checked proof as it is to be written; a result whose proof
+    changes keeps the proof as found under ``proof_found``."""
+    known: dict[str, list[str]] = {}
+    if cache.is_file():
+        try:
+            known = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+    todo: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
+    for record in records:
+        result = results.get(str(record["name"])) or {}
+        proved = result.get("status") == "proved" and result.get("checked")
+        if proved and result.get("proof") and str(record["name"]) in theorems:
+            todo.append((record, result))
+
+    def present(item: tuple[Mapping[str, Any], dict[str, Any]]) -> tuple[str, list[str]]:
+        record, result = item
+        key = _key(record, result["proof"], how)
+        if key in known:
+            return key, known[key]
+        return key, _present(record, theorems[str(record["name"])], result, how)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        answers = dict(pool.map(present, todo))
+    out = dict(results)
+    for record, result in todo:
+        proof = answers[_key(record, result["proof"], how)]
+        if proof != list(result["proof"]):
+            out[str(record["name"])] = {**result, "proof": proof, "proof_found": result["proof"]}
+    if answers:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(answers), encoding="utf-8")
+    return out
