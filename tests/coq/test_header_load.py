@@ -77,8 +77,9 @@ def test_a_loaded_header_opens_the_same_theorem(prover: CoqProver) -> None:
         "t", "Lemma t : n + 39 = 39 + n.", "\n".join(HEADER), extra={"footer": "End S."}
     )
     session = prover.open(theorem)
-    # Four files, the last sentence and the statement on the line instead of 165.
-    assert len(prover.line.sentences) == 6
+    # Four files, the last sentence, the goal selector and the statement on the line
+    # instead of 166.
+    assert len(prover.line.sentences) == 7
     assert isinstance(session.root, ProofState) and "n : nat" in session.root.text
     assert session.apply(session.root, "apply l39") == Proved(("apply l39",))
     # The section a file opened is still open after it, and the re-check (coqc on the

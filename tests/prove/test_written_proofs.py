@@ -65,11 +65,14 @@ def test_found_proofs_presented_and_checked(tmp_path: Path) -> None:
         record("conj3", "Lemma conj3 : True /\\ (True /\\ True)."),
         record("sym", "Lemma sym (n : nat) : n = 2 -> 2 = n."),
         record("ex0", "Lemma ex0 : exists n : nat, n = n /\\ n = 0."),
+        # stdpp's and Iris's default: the flat proof fails in the file, bullets do not.
+        record("bang", "Lemma bang : True /\\ True.", 'Global Set Default Goal Selector "!".'),
     ]
     found = {
         "conj3": ["split", "exact I", "split", "exact I", "exact I"],
         "sym": ["intros H", f"apply {INIT}.Init.Logic.eq_sym", "exact H"],
         "ex0": ["eexists", "split", "reflexivity", "reflexivity"],
+        "bang": ["split", "exact I", "exact I"],
     }
     results = proved(found)
     cache = tmp_path / "written.json"
@@ -80,7 +83,8 @@ def test_found_proofs_presented_and_checked(tmp_path: Path) -> None:
     assert out["conj3"]["proof_found"] == found["conj3"]
     assert out["sym"]["proof"] == ["intros H", "apply eq_sym", "exact H"]
     assert out["ex0"]["proof"] == ["eexists", "split", "- reflexivity", "- reflexivity"]
-    assert len(json.loads(cache.read_text())) == 3  # the answers are kept for --write
+    assert out["bang"]["proof"] == ["split", "- exact I", "- exact I"]
+    assert len(json.loads(cache.read_text())) == 4  # the answers are kept for --write
 
     flat = replace(HOW, bullets=False)
     out = present_found(records, theorems(records), results, tmp_path / "flat.json", flat, 1)

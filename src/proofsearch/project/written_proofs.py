@@ -19,8 +19,6 @@ same text without asking Coq again.
 from __future__ import annotations
 
 import json
-import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from proofsearch.env.base import EnvError
-from proofsearch.env.coq.checker import proof_script, run_coqc
+from proofsearch.env.coq.checker import compile_source
 from proofsearch.env.coq.short_names import qualified_names, shorten_proof
 from proofsearch.env.registry import make_prover
 from proofsearch.project.bullets import bulleted, goal_counts
@@ -56,18 +54,19 @@ def _key(record: Mapping[str, Any], proof: Sequence[str], how: Presentation) -> 
 
 
 def _compiles(record: Mapping[str, Any], lines: Sequence[str], how: Presentation) -> bool:
-    """The bulleted proof compiles at the hole (its tactics are the checked proof's)."""
+    """The bulleted proof compiles at the hole as the file will hold it: its tactics are
+    the checked proof's, and no ``Set Default Goal Selector`` line precedes it (the
+    search's and the re-check's :data:`~proofsearch.env.coq.checker.FIRST_GOAL`), so
+    that a project whose default is ``"!"`` (stdpp, Iris) gets a proof it accepts."""
     footer = str(record.get("footer") or "").strip()
-    source = proof_script(str(record["header"]), str(record["statement"]), lines)
-    with tempfile.TemporaryDirectory(prefix="proofsearch-bullets-") as tmp:
-        try:
-            done = run_coqc(
-                source + (footer + "\n" if footer else ""), Path(tmp), "ProofsearchBullets",
-                coqc=how.coqc, args=how.args, timeout=how.timeout, memory_limit=None,
-            )  # fmt: skip
-        except (subprocess.TimeoutExpired, FileNotFoundError):
-            return False
-    return done.returncode == 0
+    header, statement = str(record["header"]).rstrip(), str(record["statement"]).strip()
+    body = "".join(f"  {line}.\n" for line in lines)
+    source = f"{header}\n{statement}\nProof.\n{body}Qed.\n"
+    done = compile_source(
+        source + (footer + "\n" if footer else ""), "ProofsearchBullets",
+        coqc=how.coqc, args=how.args, timeout=how.timeout,
+    )  # fmt: skip
+    return done is not None and done.returncode == 0
 
 
 def _with_bullets(

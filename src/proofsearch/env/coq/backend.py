@@ -32,7 +32,7 @@ from proofsearch.env.base import (
     TacticTimeout,
 )
 from proofsearch.env.coq import xml
-from proofsearch.env.coq.checker import check_proof, statement_name
+from proofsearch.env.coq.checker import FIRST_GOAL, check_proof, statement_name
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
 from proofsearch.env.coq.header_load import load_sentences
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
@@ -210,7 +210,7 @@ class CoqProver(Prover):
         return self._open(theorem, header, statement[0])
 
     def _open(self, theorem: Theorem, header: Sequence[str], statement: str) -> CoqSession:
-        prefix = (*header, statement)
+        prefix = (*header, FIRST_GOAL, statement)
         timeouts = [None] * len(prefix)
         for attempt in range(2):
             try:

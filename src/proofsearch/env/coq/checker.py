@@ -64,9 +64,17 @@ def statement_name(statement: str) -> str | None:
     return None
 
 
+#: Every tactic of a search works on the first goal, whatever the project's default
+#: (stdpp and Iris ``Export Set Default Goal Selector "!"``, under which a tactic fails
+#: while two goals are focused): the line runs between the header and the statement,
+#: in the search's prover and in the re-check alike. ``prove`` writes such a proof into
+#: the user's file with bullets, which need no selector.
+FIRST_GOAL = 'Set Default Goal Selector "1".'
+
+
 def proof_script(header: str, statement: str, proof: Sequence[str]) -> str:
     """The whole ``.v`` text of a proof, as it is compiled and as it is exported."""
-    lines = [header.rstrip(), statement.strip(), "Proof."]
+    lines = [header.rstrip(), FIRST_GOAL, statement.strip(), "Proof."]
     lines += [f"  {tactic}." for tactic in proof]
     lines.append("Qed.")
     return "\n".join(line for line in lines if line) + "\n"
@@ -138,6 +146,28 @@ def run_coqc(
         command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False,
         env=coq_env(tmpdir=tmpdir),
     )  # fmt: skip
+
+
+def compile_source(
+    source: str,
+    module: str,
+    *,
+    coqc: str,
+    args: Sequence[str],
+    timeout: float,
+    memory_limit: int | None = None,
+) -> subprocess.CompletedProcess[str] | None:
+    """Compile ``source`` in a scratch folder (removed after); ``None`` when ``coqc``
+    ran past ``timeout`` or is not installed. For the queries and checks made around a
+    proof already found, whose failure only means "keep the proof as it is"."""
+    with tempfile.TemporaryDirectory(prefix="proofsearch-coqc-") as tmp:
+        try:
+            return run_coqc(
+                source, Path(tmp), module,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+        except (subprocess.TimeoutExpired, FileNotFoundError):
+            return None
 
 
 def check_proof(

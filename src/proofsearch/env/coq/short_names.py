@@ -15,13 +15,10 @@ and the proof stays as found.
 from __future__ import annotations
 
 import re
-import subprocess
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from proofsearch.env.coq.checker import check_proof, run_coqc
+from proofsearch.env.coq.checker import check_proof, compile_source
 
 #: A name with at least two dotted parts, none starting with a digit (``H.1`` is
 #: ssreflect's projection, not a path).
@@ -104,15 +101,10 @@ def shorter_names(
         return {}
     queries = f"Locate {MARKER}.\n" + "".join(f"Locate {n}.\nLocate {MARKER}.\n" for n in names)
     source = f"{header.rstrip()}\nSet Printing Width 100000.\n{queries}{footer.strip()}\n"
-    with tempfile.TemporaryDirectory(prefix="proofsearch-names-") as tmp:
-        try:
-            compiled = run_coqc(
-                source, Path(tmp), _MODULE,
-                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-            )  # fmt: skip
-        except (subprocess.TimeoutExpired, FileNotFoundError):
-            return {}
-    if compiled.returncode != 0:
+    compiled = compile_source(
+        source, _MODULE, coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit
+    )
+    if compiled is None or compiled.returncode != 0:
         return {}
     return parse_shorter(compiled.stdout, names)
 
