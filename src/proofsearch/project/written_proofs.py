@@ -49,7 +49,7 @@ class Presentation:
 
 
 def _key(record: Mapping[str, Any], proof: Sequence[str], how: Presentation) -> str:
-    settings = [how.short_names, how.bullets]
+    settings = [how.short_names, how.bullets, how.coqc, list(how.args)]
     return json.dumps([record.get("source_sha256"), record.get("header"), list(proof), settings])
 
 
