@@ -168,8 +168,10 @@ def copy_project(library: Path, project: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     listed = sorted(p.relative_to(project).as_posix() for p in theories.rglob("*.v"))
+    # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by short
+    # name (``Require Import Alphabet.``), which only ``-R`` resolves.
     (project / "_CoqProject").write_text(
-        f"-Q theories {library.name}\n" + "".join(f"{name}\n" for name in listed)
+        f"-R theories {library.name}\n" + "".join(f"{name}\n" for name in listed)
     )
     return sorted(theories.rglob("*.v"))
 
@@ -192,8 +194,10 @@ class Hole:
         return self.lemma.name
 
 
-def _requires(sentence: Sentence, library: str) -> list[str]:
-    """Modules of ``library`` that a ``Require`` sentence loads (``From L Require A B``)."""
+def _requires(sentence: Sentence, library: str, modules: frozenset[str] = frozenset()) -> list[str]:
+    """Modules of ``library`` that a ``Require`` sentence loads (``From L Require A B``,
+    ``Require L.A``, or ``Require A`` by a short name that is one of ``modules``, the
+    library's own, as MenhirLib's files load each other under ``-R``)."""
     command = command_of(sentence.text)
     words = command.words
     if "Require" not in words:
@@ -203,7 +207,16 @@ def _requires(sentence: Sentence, library: str) -> list[str]:
     if command.word == "From" and words[1:2] == (library,):
         return after
     # ``\w+(?:\.\w+)*``: the sentence's own final ``.`` is not part of the name.
-    return re.findall(rf"\b{re.escape(library)}\.(\w+(?:\.\w+)*)", command.bare)
+    qualified = re.findall(rf"\b{re.escape(library)}\.(\w+(?:\.\w+)*)", command.bare)
+    if qualified or command.word == "From":
+        return qualified
+    bare = re.findall(r"\w+(?:\.\w+)*", command.bare.split("Require", 1)[1])
+    return [
+        module
+        for name in bare
+        for module in sorted(modules)
+        if module == name or module.endswith("." + name)
+    ]
 
 
 def _proof_span(lemma: StdlibLemma) -> tuple[int, int, str] | str:
@@ -224,7 +237,7 @@ def _proof_span(lemma: StdlibLemma) -> tuple[int, int, str] | str:
 
 
 def eligible_lemmas(
-    theories: Path, library: str
+    theories: Path, library: str, functors: bool = False
 ) -> tuple[list[Hole], Counter[str], dict[str, list[str]]]:
     """Every lemma that may become a hole, why the others may not, and each file's Requires.
 
@@ -237,17 +250,24 @@ def eligible_lemmas(
     holes: list[Hole] = []
     reasons: Counter[str] = Counter()
     requires: dict[str, list[str]] = {}
-    extracted = {path: extract_file(path, theories) for path in sorted(theories.rglob("*.v"))}
+    extracted = {
+        path: extract_file(path, theories, functors=functors)
+        for path in sorted(theories.rglob("*.v"))
+    }
+    modules = {
+        path: path.relative_to(theories).with_suffix("").as_posix().replace("/", ".")
+        for path in extracted
+    }
     with_lemmas = {
-        path.relative_to(theories).with_suffix("").as_posix().replace("/", ".")
-        for path, found in extracted.items()
-        if found.lemmas or found.skipped
+        modules[path] for path, found in extracted.items() if found.lemmas or found.skipped
     }
     for path, found in extracted.items():
         relative = path.relative_to(theories).as_posix()
         reasons.update(s.reason for s in found.skipped)
         sentences = split_sentences(path.read_text(encoding="utf-8")) if found.lemmas else []
-        requires[relative] = sorted({m for s in sentences for m in _requires(s, library)})
+        requires[relative] = sorted(
+            {m for s in sentences for m in _requires(s, library, frozenset(modules.values()))}
+        )
         for lemma in found.lemmas:
             span = _proof_span(lemma)
             if isinstance(span, str):
@@ -320,6 +340,9 @@ def holed_records(theories: Path, holes: Sequence[Hole]) -> list[dict[str, Any]]
                 line=holed.count("\n", 0, sentences[new_index[lemma.index]].start) + 1,
             )
             record = moved.to_record()
+            parameters = [name for scope in lemma.scopes for name in scope.parameters]
+            if parameters:
+                record["functor_parameters"] = parameters
             record["file"] = f"theories/{file}"
             record["hole"] = hole.replacement
             records.append(record)
@@ -371,7 +394,7 @@ def prepare(args: argparse.Namespace) -> int:
     holed = workdir / "holed"
     files = copy_project(library, holed)
     theories = holed / "theories"
-    eligible, reasons, _ = eligible_lemmas(theories, library.name)
+    eligible, reasons, _ = eligible_lemmas(theories, library.name, functors=args.functors)
     chosen = draw(eligible, args.sample, args.seed)
     records = holed_records(theories, chosen)
     by_file: dict[str, list[Hole]] = {}
@@ -393,6 +416,7 @@ def prepare(args: argparse.Namespace) -> int:
         "library": library.name,
         "probe": first_module(library),
         "seed": args.seed,
+        "functors": args.functors,
         "files": len(files),
         "eligible": len(eligible),
         "drawn": len(chosen),
@@ -445,7 +469,7 @@ def holes_left(workdir: Path, project: Path) -> tuple[int, int]:
     filled = 0
     for file, qualids in by_file.items():
         path = project / file
-        kept = extract_file(path, path.parent)
+        kept = extract_file(path, path.parent, functors=True)
         filled += sum(1 for lemma in kept.lemmas if lemma.qualid in qualids)
     total = sum(len(q) for q in by_file.values())
     return filled, total - filled
@@ -478,7 +502,7 @@ def hammer(args: argparse.Namespace) -> int:
     import baselines
     from proofsearch.data.theorems import load_theorems
     from proofsearch.env.coq.backend import CoqConfig, CoqProver
-    from proofsearch.search.result import SearchResult, Status
+    from proofsearch.search.result import SearchResult, Status, error_result
 
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
@@ -491,7 +515,7 @@ def hammer(args: argparse.Namespace) -> int:
     # Proofs may rest on other holes (still Admitted): accepted, and counted apart.
     hole_names = tuple(sorted({h["qualid"].split(".")[-1] for h in sample["holes"]}))
     coq = CoqConfig(
-        args=("-Q", str(theories), sample["library"]),
+        args=("-R", str(theories), sample["library"]),
         check_timeout=args.check_timeout,
         allowed_axioms=hole_names,
     )
@@ -530,9 +554,14 @@ def hammer(args: argparse.Namespace) -> int:
                     if not queue:
                         return
                     theorem = queue.pop()
-                result = baselines.hammer(
-                    theorem, prover, config, forbidden=forbidden(theorem.header)
-                )
+                if theorem.extra.get("functor_parameters"):
+                    # Its leak check prints the assumptions from a second file, which
+                    # cannot name a lemma of a functor's body.
+                    result = error_result(theorem, "inside a functor: hammer not run")
+                else:
+                    result = baselines.hammer(
+                        theorem, prover, config, forbidden=forbidden(theorem.header)
+                    )
                 with lock, out.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(result.to_record(), ensure_ascii=False) + "\n")
                     results.append(result)
@@ -679,6 +708,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = add("prepare", "fetch, unpack, copy, draw the sample, make the holes")
     sub.add_argument("--sample", type=int, default=SAMPLE, help="holes to draw")
     sub.add_argument("--seed", type=int, default=SEED, help="the sample's seed (fixed)")
+    sub.add_argument(
+        "--functors", action="store_true",
+        help="lemmas inside functors may be holes too (hammer is not run on them)",
+    )  # fmt: skip
     sub = add("build", "coq_makefile + make of the holed or proved project")
     sub.add_argument("--which", choices=("holed", "project"), default="holed")
     sub.add_argument("--jobs", type=int, default=2)

@@ -113,6 +113,9 @@ def test_eligibility(prove_library: ModuleType, theories: Path) -> None:
         ("Require Import Tiny.Core.RelDec.", ["Core.RelDec"]),  # ExtLib's form
         ("Require Tiny.base Coq.Lists.List.", ["base"]),
         ("Require Import Coq.Lists.List.", []),
+        ("Require Import base.", ["base"]),  # MenhirLib's form, under -R
+        ("Require Import Bool lists.", ["sub.lists"]),
+        ("From Coq Require Import base.", []),
     ],
 )
 def test_requires_of_either_form(
@@ -120,7 +123,8 @@ def test_requires_of_either_form(
 ) -> None:
     from proofsearch.env.coq.sentences import split_sentences
 
-    assert prove_library._requires(split_sentences(sentence)[0], "Tiny") == modules
+    own = frozenset({"base", "sub.lists"})
+    assert prove_library._requires(split_sentences(sentence)[0], "Tiny", own) == modules
 
 
 def test_draw_is_deterministic_and_in_file_order(prove_library: ModuleType, theories: Path) -> None:
@@ -178,7 +182,7 @@ def test_holed_library_builds(prove_library: ModuleType, theories: Path, tmp_pat
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     project = tmp_path / "project"
     prove_library.copy_project(theories, project)
-    assert (project / "_CoqProject").read_text().startswith("-Q theories theories\n")
+    assert (project / "_CoqProject").read_text().startswith("-R theories theories\n")
     path = project / "theories" / "lists.v"
     path.write_text(prove_library.make_holes(path.read_text(), holes))
     if shutil.which("coq_makefile") is None:
@@ -222,3 +226,30 @@ def test_compare_counts_per_hole(
     rows = capsys.readouterr().out.splitlines()
     assert rows[-1] == "| **all** | **3** | **2** | **2** | **1** | **2** | **1** | **1** | **1** |"
     assert rows[2] == "| theories/a.v | 2 | 2 | 2 | 1 | 1 | 1 | 1 | 1 |"
+
+
+FUNCTOR = """\
+Require Import base.
+Module Type T.
+  Parameter t : Type.
+End T.
+Module Make (A : T).
+  Lemma in_make : double 0 = 0.
+  Proof. reflexivity. Qed.
+End Make.
+"""
+
+
+def test_functor_lemmas_only_with_functors(prove_library: ModuleType, theories: Path) -> None:
+    """MenhirLib's files Require each other by short name and keep most lemmas in
+    functors: ``--functors`` makes those holes (``prove`` fills them), named as ``prove``
+    names them, with the functor's parameters for the in-place re-check."""
+    (theories / "functor.v").write_text(FUNCTOR)
+    holes, reasons, requires = prove_library.eligible_lemmas(theories, "Tiny")
+    assert "functor.v" not in {h.lemma.file for h in holes} and reasons["in_functor"] == 1
+    holes, _, requires = prove_library.eligible_lemmas(theories, "Tiny", functors=True)
+    assert requires["functor.v"] == ["base"]
+    (hole,) = [h for h in holes if h.lemma.file == "functor.v"]
+    assert hole.lemma.qualid == "Make.in_make"
+    (record,) = prove_library.holed_records(theories, [hole])
+    assert record["functor_parameters"] == ["A"] and record["footer"] == "End Make."

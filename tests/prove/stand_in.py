@@ -26,6 +26,9 @@ PROOFS = {
     "both_admit1": "intros m; lia",
     "both_admit2": "intros m; reflexivity",
     "uses_ax": "exact (ax 0)",
+    "zero_or_not": "intros n; apply excluded",
+    "Make.pick_default": "intros []; reflexivity",
+    "Make.uses_hard": "intros x y; rewrite (hard x), (hard y); reflexivity",
 }
 
 

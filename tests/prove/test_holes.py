@@ -72,3 +72,36 @@ def test_crlf_files_keep_their_line_endings() -> None:
         fill_text(text, {hole: ["exact I"]})
         == "Lemma t : True.\r\nProof.\r\n  exact I.\r\nQed.\r\n"
     )
+
+
+FUNCTORS = """\
+Module Type T.
+  Parameter t : Type.
+  Lemma in_signature : True.
+  Proof. Admitted.
+End T.
+Module Type S.
+End S.
+Module Make (Import A B : T) (C : T) <: S.
+  Module Inner.
+    Lemma deep : True.
+    Proof. Admitted.
+  End Inner.
+End Make.
+"""
+
+
+def test_functor_holes_carry_their_parameters() -> None:
+    """A lemma inside a functor is a hole (its re-check prints its assumptions in
+    place); one inside a Module Type is not (a signature has no proofs to fill)."""
+    (deep,), skipped = find_holes(SOURCE, FUNCTORS)
+    assert [(s.ident, s.reason) for s in skipped] == [
+        ("in_signature", "inside a Module Type: not a constant of the library")
+    ]
+    assert deep.qualid == "Make.Inner.deep" and deep.functor_parameters == ("A", "B", "C")
+    record = deep.to_record()
+    assert record["functor_parameters"] == ["A", "B", "C"] and record["any_axiom"] is True
+    # The header opens the functor without its signature (closing it right after the
+    # lemma would fail: the signature's fields are still missing).
+    assert "Module Make (Import A B : T) (C : T).\n" in deep.header
+    assert deep.footer == "End Inner.\nEnd Make."

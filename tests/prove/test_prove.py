@@ -301,3 +301,59 @@ def test_a_proof_resting_on_an_admitted_lemma(
     assert (folder / "A.v").read_text() == text.replace(
         "0 = 1.\nAdmitted.", "0 = 1.\nProof.\n  exact (ax 0).\nQed."
     )
+
+
+AXIOMS_AND_FUNCTORS = """\
+Axiom excluded : forall P : Prop, P \\/ ~ P.
+Lemma zero_or_not : forall n : nat, n = 0 \\/ n <> 0.
+Proof. Admitted.
+Module Type T.
+  Parameter t : Type.
+  Parameter default : t.
+End T.
+Module Make (Import A : T).
+  Definition pick (b : bool) : t := if b then default else default.
+  Lemma pick_default : forall b, pick b = default.
+  Proof. Admitted.
+  Lemma hard : forall x : t, x = default.
+  Proof. Admitted.
+  Lemma uses_hard : forall x y : t, x = y.
+  Proof. Admitted.
+End Make.
+"""
+
+
+def test_axioms_the_project_declares_and_holes_inside_a_functor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user's proof may rest on the axioms the user's own development makes available
+    (here its own ``Axiom``; the Reals' axioms likewise), and a hole inside a functor is
+    filled (re-checked in place, ``env/coq/checker.py``); one resting on another hole
+    inside the functor is reported as such."""
+    folder = tmp_path / "functors"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Fun\nF.v\n")
+    (folder / "F.v").write_text(AXIOMS_AND_FUNCTORS)
+    args = [str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")]
+    assert prove(*args, "--write") == 0
+    out = capsys.readouterr().out
+    assert "rests on Admitted: F.v:14 Make.uses_hard uses hard (Print Assumptions)" in out
+    written = (folder / "F.v").read_text()
+    assert written == (
+        AXIOMS_AND_FUNCTORS.replace(
+            "n <> 0.\nProof. Admitted.", "n <> 0.\nProof.\n  intros n; apply excluded.\nQed."
+        )
+        .replace(
+            "default.\n  Proof. Admitted.\n  Lemma hard",
+            "default.\n  Proof.\n    intros []; reflexivity.\n  Qed.\n  Lemma hard",
+        )
+        .replace(
+            "x = y.\n  Proof. Admitted.",
+            "x = y.\n  Proof.\n    intros x y; rewrite (hard x), (hard y); reflexivity.\n  Qed.",
+        )
+    )
+    assert written.count("Admitted.") == 1  # hard
+    done = subprocess.run(
+        ["coqc", "-R", ".", "Fun", "F.v"], cwd=folder, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr

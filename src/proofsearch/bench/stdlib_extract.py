@@ -229,12 +229,15 @@ def extract_file(
     module: str = "",
     part: str | None = None,
     prelude_parts: frozenset[str] = frozenset({"Init"}),
+    functors: bool = False,
 ) -> Extraction:
     """Parse one ``.v`` file of the library rooted at ``root`` (no Coq involved).
 
     ``part`` (the stratum of the sample) defaults to the file's top-level folder;
     lemmas of a part in ``prelude_parts`` are skipped (``init``): the stdlib's
     ``Init/`` is loaded by every ``coqc``. ``module`` is the file's logical name.
+    ``functors``: keep the lemmas inside functors (``prove`` fills such holes; a
+    benchmark whose re-check names the lemma after its footer cannot).
     """
     relative = path.relative_to(root).as_posix()
     if part is None:
@@ -270,7 +273,7 @@ def extract_file(
             reason = "init"
         elif "module_type" in kinds:
             reason = "in_module_type"
-        elif "functor" in kinds:
+        elif "functor" in kinds and not functors:
             reason = "in_functor"
         elif stack.broken:
             reason = "unbalanced_end"
@@ -282,7 +285,7 @@ def extract_file(
             end = index + 1
         else:
             end = proof[2] + 1
-        qualid = ".".join([*(s.name for s in scopes if s.kind == "module"), ident])
+        qualid = ".".join([*(s.name for s in scopes if s.kind in ("module", "functor")), ident])
         if reason is None and qualid in seen:
             reason = "duplicate_name"
         seen.add(qualid)

@@ -26,6 +26,13 @@ class TheoremLine(BaseModel):
     name: str = Field(min_length=1)
     statement: str = Field(min_length=1)
     header: str = ""
+    # Optional fields the re-check reads (kept in the theorem's ``extra``): typed here so
+    # that a mistyped one is refused with its field named, not misread later.
+    allowed_axioms: list[str] | None = None
+    any_axiom: bool | None = None
+    footer: str | None = None
+    qualid: str | None = None
+    functor_parameters: list[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -34,6 +41,10 @@ class TheoremLine(BaseModel):
             data = dict(data)
             data["statement"] = data.pop("formal_statement")
         return data
+
+
+#: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
+CHECKED_FIELDS = ("allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters")
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,11 @@ def parse_theorem_lines(lines: Iterable[str], source: str) -> TheoremFile:
             continue
         seen[line.name] = number
         extra = dict(line.model_extra or {})
+        extra.update(
+            (field, value)
+            for field in CHECKED_FIELDS
+            if (value := getattr(line, field)) is not None
+        )
         result.theorems.append(
             Theorem(
                 name=line.name,

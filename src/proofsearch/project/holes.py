@@ -60,6 +60,9 @@ class Hole:
     admits: tuple[tuple[int, int], ...] = ()
     #: The file's line ending (``\r\n`` when it uses it), for the lines written.
     newline: str = "\n"
+    #: The parameters of the functors the hole is inside (``Module Make (A : T).``):
+    #: its re-check prints its assumptions in place (:mod:`proofsearch.env.coq.checker`).
+    functor_parameters: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -78,6 +81,13 @@ class Hole:
             "file": self.source.file,
             "line": self.line,
             "allowed_axioms": list(allowed_axioms),
+            # The user's development: any axiom its header loads is theirs to use.
+            "any_axiom": True,
+            **(
+                {"functor_parameters": list(self.functor_parameters)}
+                if self.functor_parameters
+                else {}
+            ),
             "hole": True,
         }
 
@@ -147,8 +157,8 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         reason = ""
         if not ident:
             reason = "no name"
-        elif "module_type" in kinds or "functor" in kinds:
-            reason = "inside a Module Type or functor: not a constant of the library"
+        elif "module_type" in kinds:
+            reason = "inside a Module Type: not a constant of the library"
         elif stack.broken:
             reason = "an End before it closes no open Section/Module"
         if reason:
@@ -206,6 +216,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 ],
                 admits=admits,
                 newline="\r\n" if "\r\n" in text else "\n",
+                functor_parameters=stack.functor_parameters(),
             )
         )
     return holes, skipped

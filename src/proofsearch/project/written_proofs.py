@@ -98,6 +98,8 @@ def _present(
                 footer=str(record.get("footer") or ""),
                 name=str(record["qualid"]) if record.get("qualid") else None,
                 allowed_axioms=record.get("allowed_axioms") or (),
+                any_axiom=bool(record.get("any_axiom")),
+                functor_parameters=tuple(record.get("functor_parameters") or ()),
                 axioms=result.get("axioms") or (),
                 coqc=how.coqc, args=how.args, timeout=how.timeout,
             ).proof

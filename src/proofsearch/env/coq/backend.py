@@ -259,6 +259,8 @@ class CoqProver(Prover):
             footer=str(theorem.extra.get("footer") or ""),
             name=theorem.extra.get("qualid") or None,
             header_suffix=header_suffix(theorem),
+            any_axiom=bool(theorem.extra.get("any_axiom")),
+            functor_parameters=tuple(theorem.extra.get("functor_parameters") or ()),
         )
 
     def check_tactic(self, tactic: str) -> str:

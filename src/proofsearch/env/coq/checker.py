@@ -14,6 +14,19 @@ Axiom names print as they do where nothing is imported (``Classical_Prop.classic
 refused for an axiom its reference proof uses too. A bare allowed name (``classic``)
 still allows that axiom under any qualification.
 
+A lemma inside a functor (``Module Make (A : T). … Lemma l … End Make.``) is no constant
+that a second file could name: given the functors' parameters, ``Print Assumptions``
+runs in the first file right after ``Qed.``, inside the functor, and only what follows a
+marker holding a fresh random word is read (a tactic, which ran before, cannot print
+it). The parameters' fields print as axioms there (``A.t``): the proof may use them, as
+the functor's own proofs do. The fields of a parameter the functor imports print short
+(``t``) and are checked like any other axiom (``prove`` allows any, below).
+
+``any_axiom``: a proof may rest on any axiom the header makes available (a project's own
+``Axiom``s, the Reals' axioms, ``Classical``): ``prove`` fills a user's holes in the
+user's development, where a tactic can declare nothing and the header loads nothing the
+user did not write. The axioms are still read and returned, and the proof must be closed.
+
 Before compiling, the file is split into sentences: the proof must be exactly one
 sentence per tactic between ``Proof.`` and ``Qed.``, so a proof that ends the theorem
 and starts another (``exact I. Qed. Theorem other ...``) is refused whatever the guard
@@ -23,6 +36,7 @@ let through.
 from __future__ import annotations
 
 import re
+import secrets
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -183,6 +197,8 @@ def check_proof(
     footer: str = "",
     name: str | None = None,
     header_suffix: str = "",
+    any_axiom: bool = False,
+    functor_parameters: Sequence[str] = (),
 ) -> CheckResult:
     """Compile the proof from scratch and require it to rest on allowed axioms only.
 
@@ -191,7 +207,21 @@ def check_proof(
     lemma's name after it (``Nat.add_comm`` for ``add_comm`` inside ``Module Nat``).
     ``header_suffix`` (CoqHammer's import) follows the header, and the proof must not
     use a library it loads beyond the header (:mod:`proofsearch.env.coq.leaks`).
+    ``any_axiom``, and ``functor_parameters`` (the parameters of the functors the lemma
+    is inside, which make the check an in-place one): see the module's docstring.
     """
+    if functor_parameters and header_suffix.strip():
+        return CheckResult(
+            False, "a lemma inside a functor is not re-checked after a header suffix "
+            "(--hammer-tactics): its leak check needs a second file that cannot name it",
+        )  # fmt: skip
+    if functor_parameters:
+        return _check_in_place(
+            header, statement, proof, footer,
+            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            allowed=None if any_axiom else set(allowed_axioms),
+            parameters=frozenset(functor_parameters),
+        )  # fmt: skip
     name = name or statement_name(statement)
     if name is None:
         return CheckResult(False, "cannot find the name the statement declares")
@@ -240,7 +270,7 @@ def check_proof(
         if not clean:
             return CheckResult(False, other or "not closed", axioms)
         extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]
-        if extra:
+        if extra and not any_axiom:
             return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
         if suffix:
             leak = _suffix_leak(
@@ -250,6 +280,69 @@ def check_proof(
             if leak:
                 return CheckResult(False, leak, axioms)
         return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
+
+
+def _check_in_place(
+    header: str,
+    statement: str,
+    proof: Sequence[str],
+    footer: str,
+    *,
+    coqc: str,
+    args: Sequence[str],
+    timeout: float,
+    memory_limit: int | None,
+    allowed: set[str] | None,
+    parameters: frozenset[str],
+) -> CheckResult:
+    """:func:`check_proof` with ``Print Assumptions`` in the compiled file itself, after
+    a marker no tactic can know; ``allowed`` None: any axiom; the fields of the functor
+    ``parameters`` (``A.t``) are allowed."""
+    name = statement_name(statement)
+    if name is None:
+        return CheckResult(False, "cannot find the name the statement declares")
+    problem = proof_structure_problem(statement, proof)
+    if problem:
+        return CheckResult(False, problem)
+    marker = f"proofsearch_assumptions_{secrets.token_hex(16)}"
+    source = (
+        proof_script(header, statement, proof)
+        + f"Locate {marker}.\nSet Printing Width 100000.\nPrint Assumptions {name}.\n"
+        + (footer.strip() + "\n" if footer.strip() else "")
+    )
+    with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
+        try:
+            compiled = run_coqc(
+                source, Path(tmp), MODULE,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            message = f"coqc did not finish within {timeout:g} s (--check-timeout): not a proof"
+            return CheckResult(False, message)
+        except FileNotFoundError:
+            message = f"{coqc} not found: install Coq {supported_range()}"
+            return CheckResult(False, message, disagreement=True)
+    if compiled.returncode != 0:
+        return CheckResult(
+            False, f"coqc rejected the proof: {compiled.stderr.strip()}", disagreement=True
+        )
+    lines = compiled.stdout.splitlines()
+    after = [i for i, line in enumerate(lines) if marker in line]
+    if len(after) != 1:
+        return CheckResult(False, "cannot find the assumptions' marker", disagreement=True)
+    clean, axioms, other = parse_assumptions("\n".join(lines[after[0] + 1 :]))
+    if not clean:
+        return CheckResult(False, other or "not closed", axioms)
+    if allowed is not None:
+        # Names print as the functor's body sees them: compare the last component.
+        short = {a.split(".")[-1] for a in allowed}
+        extra = [
+            a for a in axioms
+            if a.split(".")[-1] not in short and a.split(".")[0] not in parameters
+        ]  # fmt: skip
+        if extra:
+            return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
+    return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
 
 
 def _suffix_leak(

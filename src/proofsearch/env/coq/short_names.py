@@ -117,6 +117,8 @@ def shorten_proof(
     footer: str = "",
     name: str | None = None,
     allowed_axioms: Iterable[str] = (),
+    any_axiom: bool = False,
+    functor_parameters: Sequence[str] = (),
     axioms: Iterable[str] = (),
     coqc: str = "coqc",
     args: Sequence[str] = (),
@@ -138,6 +140,7 @@ def shorten_proof(
     short = rename(proof, names)
     result = check_proof(
         header, statement, short, footer=footer, name=name, allowed_axioms=allowed_axioms,
+        any_axiom=any_axiom, functor_parameters=functor_parameters,
         coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
     )  # fmt: skip
     if not result.ok or set(result.axioms) != set(axioms):

@@ -174,6 +174,35 @@ class Scope:
     name: str
     index: int = -1
     unsealed: str | None = None
+    #: A functor's parameters (``Module Make (A B : T) (Import C : U).``: A, B, C).
+    parameters: tuple[str, ...] = ()
+
+
+def _closing_paren(text: str) -> int | None:
+    """Where the parenthesis that opens ``text`` closes."""
+    depth = 0
+    for offset, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return offset
+    return None
+
+
+def functor_binders(after_name: str) -> tuple[tuple[str, ...], str, str]:
+    """The names bound by the ``(A B : T)`` groups that follow a functor's name, those
+    groups' text, and the text after them."""
+    names: list[str] = []
+    rest = after_name.lstrip()
+    groups: list[str] = []
+    while rest.startswith("("):
+        end = _closing_paren(rest)
+        if end is None:
+            break
+        groups.append(rest[: end + 1])
+        bound = rest[1:end].split(":", 1)[0].split()
+        names += [word for word in bound if word not in ("Import", "Export", "!")]
+        rest = rest[end + 1 :].lstrip()
+    return tuple(names), " ".join(groups), rest
 
 
 def scope_of(command: Command, index: int = -1) -> Scope | None:
@@ -197,9 +226,12 @@ def scope_of(command: Command, index: int = -1) -> Scope | None:
         return None
     name = words[index_word]
     after = command.bare.split(name, 1)[1].lstrip() if name in command.bare else ""
-    if kind == "module" and after.startswith("("):
-        kind = "functor"
     unsealed = None
+    if kind == "module" and after.startswith("("):
+        parameters, binders, rest = functor_binders(after)
+        if rest[:1] in (":", "<"):
+            unsealed = " ".join(["Module", *words[1:index_word], name, binders]) + "."
+        return Scope("functor", name, index, unsealed, parameters)
     if kind == "module" and after[:1] in (":", "<"):
         unsealed = " ".join(["Module", *words[1:index_word], name]) + "."
     return Scope(kind, name, index, unsealed)
@@ -231,6 +263,10 @@ class ScopeStack:
     @property
     def kinds(self) -> set[str]:
         return {scope.kind for scope in self.scopes}
+
+    def functor_parameters(self) -> tuple[str, ...]:
+        """The parameters of every functor open here, outermost first."""
+        return tuple(name for scope in self.scopes for name in scope.parameters)
 
     def module_path(self) -> list[str]:
         """The names that qualify a constant declared here: modules, not sections.
