@@ -396,6 +396,7 @@ def prepare(args: argparse.Namespace) -> int:
     theories = holed / "theories"
     eligible, reasons, _ = eligible_lemmas(theories, library.name, functors=args.functors)
     chosen = draw(eligible, args.sample, args.seed)
+    chosen = with_proof_using(chosen, library, workdir / "original", args.jobs)
     records = holed_records(theories, chosen)
     by_file: dict[str, list[Hole]] = {}
     for hole in chosen:
@@ -432,6 +433,64 @@ def prepare(args: argparse.Namespace) -> int:
         f"theorem file of the holes: {workdir / 'holes.jsonl'}"
     )
     return 0
+
+
+_SUGGESTION = re.compile(
+    r"The proof of (\S+) should start with one of the following commands:\s*\n"
+    r"\s*Proof using([^\n]*?)\.\s*$",
+    re.M,
+)
+
+
+def suggested_proof_using(output: str) -> dict[str, str]:
+    """Coq's first ``Proof using`` suggestion per lemma (``Set Suggest Proof Using``);
+    a name suggested twice (two sections of a file) is left out."""
+    found: dict[str, str] = {}
+    twice: set[str] = set()
+    for match in _SUGGESTION.finditer(output):
+        name, using = match.group(1), " ".join(match.group(2).split())
+        sentence = f"Proof using {using}." if using else "Proof using."
+        if name in found:
+            twice.add(name)
+        found[name] = sentence
+    return {name: sentence for name, sentence in found.items() if name not in twice}
+
+
+def with_proof_using(chosen: Sequence[Hole], library: Path, scratch: Path, jobs: int) -> list[Hole]:
+    """``chosen``, each hole of a Section whose proof has no ``Proof using`` made
+    ``Proof using VARS. Admitted.`` with the variables its ``Qed`` proof used.
+
+    Without it, ``Admitted`` generalises the lemma over every section variable where
+    ``Default Proof Using`` is unset (Coq's default) and ``Qed`` only over those used:
+    MenhirLib's holed copy did not build (a later file applies an ``abstract``ed
+    subproof to explicit arguments). Coq says which variables (``-set "Suggest Proof
+    Using"``) when it compiles the original library, built once in ``scratch``.
+    """
+    bare = {
+        id(h): h for h in chosen
+        if any(s.kind == "section" for s in h.lemma.scopes) and h.replacement == "Proof. Admitted."
+    }  # fmt: skip
+    if not bare:
+        return list(chosen)
+    copy_project(library, scratch)
+    built = build_project(scratch, jobs, scratch / "build.log")
+    if not built.ok:
+        raise SystemExit(f"the original library does not build: {built.log}")
+    suggestions: dict[str, dict[str, str]] = {}
+    for file in sorted({h.lemma.file for h in bare.values()}):
+        done = subprocess.run(
+            ["coqc", "-R", "theories", library.name, "-set", "Suggest Proof Using",
+             f"theories/{file}"],
+            cwd=scratch, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        suggestions[file] = suggested_proof_using(done.stdout + "\n" + done.stderr)
+    out = []
+    for hole in chosen:
+        using = suggestions.get(hole.lemma.file, {}).get(hole.lemma.ident)
+        if id(hole) in bare and using:
+            hole = replace(hole, replacement=f"{using} Admitted.")
+        out.append(hole)
+    return out
 
 
 # -- build -----------------------------------------------------------------------
@@ -712,6 +771,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--functors", action="store_true",
         help="lemmas inside functors may be holes too (hammer is not run on them)",
     )  # fmt: skip
+    sub.add_argument("--jobs", type=int, default=2, help="make -jJOBS (Proof using)")
     sub = add("build", "coq_makefile + make of the holed or proved project")
     sub.add_argument("--which", choices=("holed", "project"), default="holed")
     sub.add_argument("--jobs", type=int, default=2)

@@ -253,3 +253,53 @@ def test_functor_lemmas_only_with_functors(prove_library: ModuleType, theories: 
     assert hole.lemma.qualid == "Make.in_make"
     (record,) = prove_library.holed_records(theories, [hole])
     assert record["functor_parameters"] == ["A"] and record["footer"] == "End Make."
+
+
+SECTIONS = """\
+From Tiny Require Import base.
+Section S.
+  Variable n : nat.
+  Hypothesis Hn : n = 0.
+  Hypothesis unused : n = n.
+  Lemma uses_Hn : double n = 0.
+  Proof. rewrite Hn. reflexivity. Qed.
+End S.
+"""
+
+
+def test_suggested_proof_using_is_read(prove_library: ModuleType) -> None:
+    output = (
+        "The proof of a should start with one of the following commands:\n"
+        "Proof using H. \nProof using All. \n"
+        "The proof of b should start with one of the following commands:\n"
+        "Proof using . \nProof using Type*. \n"
+        "The proof of c should start with one of the following commands:\n"
+        "Proof using x y. \n"
+        "The proof of c should start with one of the following commands:\n"
+        "Proof using . \n"
+    )
+    assert prove_library.suggested_proof_using(output) == {
+        "a": "Proof using H.",
+        "b": "Proof using.",
+    }
+
+
+@requires_coq
+def test_a_section_hole_keeps_the_variables_its_proof_used(
+    prove_library: ModuleType, theories: Path, tmp_path: Path
+) -> None:
+    """Where no ``Default Proof Using`` is set (Coq's default, MenhirLib's files),
+    ``Admitted`` would generalise ``uses_Hn`` over ``unused`` too (every section
+    variable) where ``Qed`` generalised it over ``n`` and ``Hn`` alone: the hole says
+    ``Proof using`` what Coq suggests when it compiles the original. (``only_type``,
+    under ``Default Proof Using "Type"``, gets no suggestion and stays as it was.)"""
+    if shutil.which("coq_makefile") is None:
+        pytest.skip("coq_makefile is not installed")
+    library = tmp_path / "Tiny"  # the folder's name is the library's logical name
+    shutil.copytree(theories, library)
+    (library / "sections.v").write_text(SECTIONS)
+    holes, _, _ = prove_library.eligible_lemmas(library, "Tiny")
+    chosen = [h for h in holes if h.lemma.qualid in ("uses_Hn", "only_type")]
+    assert [h.replacement for h in chosen] == ["Proof. Admitted."] * 2
+    made = prove_library.with_proof_using(chosen, library, tmp_path / "original", 1)
+    assert [h.replacement for h in made] == ["Proof. Admitted.", "Proof using Hn. Admitted."]

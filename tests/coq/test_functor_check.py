@@ -72,3 +72,20 @@ def test_a_functor_check_refuses_a_header_suffix() -> None:
     suffix = "From Hammer Require Import Tactics."
     verdict = _check(["intros x", "exists true", "split; reflexivity"], header_suffix=suffix)
     assert not verdict.ok and "functor" in verdict.message  # type: ignore[attr-defined]
+
+
+def test_a_functor_lemma_inside_a_section_may_use_the_sections_variables() -> None:
+    """Printed before ``End S``, the assumptions list the section variables the proof
+    uses (MenhirLib's ``Hypothesis safe``): arguments once the section closes, not
+    axioms (the first MenhirLib run refused three right proofs for it)."""
+    header = HEADER + "  Section S.\n  Variable y : A.t.\n  Hypothesis Hy : y = y.\n"
+    statement = "Lemma uses_hy : y = y."
+    verdict = check_proof(
+        header, statement, ["exact Hy"], footer="End S.\nEnd Make.", functor_parameters=("A",)
+    )
+    assert verdict.ok and verdict.axioms == (), verdict
+    cheat = check_proof(
+        header, statement, ["destruct cheat"], footer="End S.\nEnd Make.",
+        functor_parameters=("A",),
+    )  # fmt: skip
+    assert not cheat.ok and "cheat" in cheat.axioms

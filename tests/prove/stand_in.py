@@ -27,6 +27,7 @@ PROOFS = {
     "both_admit2": "intros m; reflexivity",
     "uses_ax": "exact (ax 0)",
     "zero_or_not": "intros n; apply excluded",
+    "nat_refl": "intros x; reflexivity",
     "Make.pick_default": "intros []; reflexivity",
     "Make.uses_hard": "intros x y; rewrite (hard x), (hard y); reflexivity",
 }

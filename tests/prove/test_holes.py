@@ -105,3 +105,33 @@ def test_functor_holes_carry_their_parameters() -> None:
     # lemma would fail: the signature's fields are still missing).
     assert "Module Make (Import A B : T) (C : T).\n" in deep.header
     assert deep.footer == "End Inner.\nEnd Make."
+
+
+INSTANCES = """\
+From Coq Require Import RelationClasses.
+#[export] Instance nat_refl : Reflexive (@eq nat).
+Proof. Admitted.
+Instance : Symmetric (@eq nat).
+Proof. Admitted.
+Instance with_body : Transitive (@eq nat) := eq_trans.
+Definition also_body : nat := 0.
+Program Definition obligation : {n : nat | n = 0} := exist _ 0 _.
+Next Obligation. Admitted.
+Goal True.
+Admitted.
+"""
+
+
+def test_instances_are_holes_and_bodies_are_not() -> None:
+    """A named ``Instance`` with a proof is a hole (``Proper``/``Reflexive`` instances
+    are the commonest ``Admitted`` of typeclass code); an anonymous one and a
+    ``Program`` obligation and a ``Goal`` are reported; a sentence with a body (``:=``) opens no
+    proof, so the ``Admitted`` of a later ``Goal`` is not taken for its proof."""
+    holes, skipped = find_holes(SOURCE, INSTANCES)
+    assert [(h.line, h.qualid) for h in holes] == [(2, "nat_refl")]
+    assert holes[0].statement == "#[export] Instance nat_refl : Reflexive (@eq nat)."
+    assert [(s.line, s.reason) for s in skipped] == [
+        (4, "no name"),
+        (8, "Program obligations are not searched"),
+        (10, "an anonymous Goal"),
+    ]

@@ -304,6 +304,9 @@ def test_a_proof_resting_on_an_admitted_lemma(
 
 
 AXIOMS_AND_FUNCTORS = """\
+From Coq Require Import RelationClasses.
+#[export] Instance nat_refl : Reflexive (@eq nat).
+Proof. Admitted.
 Axiom excluded : forall P : Prop, P \\/ ~ P.
 Lemma zero_or_not : forall n : nat, n = 0 \\/ n <> 0.
 Proof. Admitted.
@@ -323,13 +326,13 @@ End Make.
 """
 
 
-def test_axioms_the_project_declares_and_holes_inside_a_functor(
+def test_instances_axioms_and_holes_inside_a_functor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A user's proof may rest on the axioms the user's own development makes available
-    (here its own ``Axiom``; the Reals' axioms likewise), and a hole inside a functor is
-    filled (re-checked in place, ``env/coq/checker.py``); one resting on another hole
-    inside the functor is reported as such."""
+    """An ``Instance`` is a hole; a user's proof may rest on the axioms the user's own
+    development makes available (here its own ``Axiom``; the Reals' axioms likewise);
+    a hole inside a functor is filled (re-checked in place, ``env/coq/checker.py``), and
+    one resting on another hole inside the functor is reported as such."""
     folder = tmp_path / "functors"
     folder.mkdir()
     (folder / "_CoqProject").write_text("-R . Fun\nF.v\n")
@@ -337,12 +340,13 @@ def test_axioms_the_project_declares_and_holes_inside_a_functor(
     args = [str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")]
     assert prove(*args, "--write") == 0
     out = capsys.readouterr().out
-    assert "rests on Admitted: F.v:14 Make.uses_hard uses hard (Print Assumptions)" in out
+    assert "rests on Admitted: F.v:17 Make.uses_hard uses hard (Print Assumptions)" in out
     written = (folder / "F.v").read_text()
     assert written == (
         AXIOMS_AND_FUNCTORS.replace(
-            "n <> 0.\nProof. Admitted.", "n <> 0.\nProof.\n  intros n; apply excluded.\nQed."
+            "(@eq nat).\nProof. Admitted.", "(@eq nat).\nProof.\n  intros x; reflexivity.\nQed."
         )
+        .replace("n <> 0.\nProof. Admitted.", "n <> 0.\nProof.\n  intros n; apply excluded.\nQed.")
         .replace(
             "default.\n  Proof. Admitted.\n  Lemma hard",
             "default.\n  Proof.\n    intros []; reflexivity.\n  Qed.\n  Lemma hard",

@@ -26,7 +26,9 @@ from proofsearch.trace.sources import Source
 
 #: Statements whose ``Admitted`` proof is a hole (``Definition``s too: ``Admitted`` and
 #: ``Qed`` both leave them opaque, so filling one changes nothing for later code).
-HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition"}
+HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
+#: Statements that may carry their body after ``:=`` (then they open no proof).
+_MAY_HAVE_BODY = frozenset({"Definition", "Instance", "Example"})
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,28 @@ def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, i
             continue
         if vernac.is_proof_ender(command):
             return (proof, index) if command.word == "Admitted" else None
-        if command.word in HOLE_KEYWORDS or command.word in ("Section", "Module", "End"):
+        if command.word in HOLE_KEYWORDS or command.word in ("Section", "Module", "End", "Goal"):
             return None
     return None
+
+
+def _has_body(command: vernac.Command) -> bool:
+    """Whether a ``Definition``/``Instance`` sentence gives its body (``:=`` outside
+    parentheses and braces): it opens no proof, whatever ``Admitted`` comes later."""
+    if command.word not in _MAY_HAVE_BODY:
+        return False
+    depth = 0
+    text = command.bare
+    for offset, char in enumerate(text):
+        depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(char, 0)
+        if depth == 0 and text.startswith(":=", offset):
+            return True
+    return False
+
+
+def _is_program(command: vernac.Command) -> bool:
+    """``Program Definition``/``Program Instance``: obligations, not one proof."""
+    return "Program" in command.bare.split(None, 6)[:6]
 
 
 def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
@@ -145,17 +166,23 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
-        if command.word not in HOLE_KEYWORDS:
+        program = _is_program(command)
+        goal = command.word == "Goal"
+        if (command.word not in HOLE_KEYWORDS and not goal) or (_has_body(command) and not program):
             continue
         found = _proof_end(sentences, index)
         if found is None:
             continue
         proof, admitted = found
         line = _line_of(text, sentence.start)
-        ident = command.ident
+        ident = "" if goal else command.ident
         kinds = stack.kinds
         reason = ""
-        if not ident:
+        if program:
+            reason = "Program obligations are not searched"
+        elif goal:
+            reason = "an anonymous Goal"
+        elif not ident:
             reason = "no name"
         elif "module_type" in kinds:
             reason = "inside a Module Type: not a constant of the library"

@@ -56,7 +56,8 @@ from proofsearch.env.coq.version import NATIVE_OFF, coq_env, supported_range
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
-    r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition)\s+"
+    r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition|Instance)"
+    r"\s+"
     r"([A-Za-z_][A-Za-z0-9_']*)"
 )
 _GOAL = re.compile(r"^\s*Goal\b")
@@ -113,26 +114,34 @@ def proof_structure_problem(statement: str, proof: Sequence[str]) -> str:
     return ""
 
 
-def parse_assumptions(output: str) -> tuple[bool, tuple[str, ...], str]:
-    """Read ``Print Assumptions``: (closed-or-only-axioms, axiom names, other findings)."""
+def parse_assumptions(
+    output: str, *, in_section: bool = False
+) -> tuple[bool, tuple[str, ...], str]:
+    """Read ``Print Assumptions``: (closed-or-only-axioms, axiom names, other findings).
+
+    ``in_section``: printed before the lemma's Sections close, where the section
+    variables it uses are listed (``Section Variables:``); they become its arguments at
+    ``End``, so they are neither axioms nor findings."""
     if "Closed under the global context" in output:
         return True, (), ""
     axioms: list[str] = []
     other: list[str] = []
     section = ""
+    headed = False
     for line in output.splitlines():
         if not line.strip():
             continue
         if not line[0].isspace() and line.rstrip().endswith(":"):
             section = line.strip()
-            if section != "Axioms:":
+            if section != "Axioms:" and not (in_section and section == "Section Variables:"):
                 other.append(section)
+            headed = True
             continue
         # "name : type", or a long name alone with ": type" indented on the next line.
         match = re.match(r"^(\S+)(?: :|$)", line)
         if match and section == "Axioms:":
             axioms.append(match.group(1))
-    if not axioms and not other:
+    if not headed or ("Axioms:" in output.splitlines() and not axioms):
         return False, (), f"unexpected Print Assumptions output: {output.strip()[:500]}"
     return not other, tuple(axioms), "; ".join(other)
 
@@ -330,7 +339,10 @@ def _check_in_place(
     after = [i for i, line in enumerate(lines) if marker in line]
     if len(after) != 1:
         return CheckResult(False, "cannot find the assumptions' marker", disagreement=True)
-    clean, axioms, other = parse_assumptions("\n".join(lines[after[0] + 1 :]))
+    printed = "\n".join(lines[after[0] + 1 :])
+    if not printed.strip():
+        return CheckResult(False, "Print Assumptions printed nothing", disagreement=True)
+    clean, axioms, other = parse_assumptions(printed, in_section=True)
     if not clean:
         return CheckResult(False, other or "not closed", axioms)
     if allowed is not None:
