@@ -561,7 +561,7 @@ def hammer(args: argparse.Namespace) -> int:
     import baselines
     from proofsearch.data.theorems import load_theorems
     from proofsearch.env.coq.backend import CoqConfig, CoqProver
-    from proofsearch.search.result import SearchResult, Status, error_result
+    from proofsearch.search.result import SearchResult, Status
 
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
@@ -601,7 +601,15 @@ def hammer(args: argparse.Namespace) -> int:
     done: set[str] = set()
     if args.resume and out.exists():
         done = {json.loads(line)["name"] for line in out.read_text().splitlines() if line}
-    todo = [t for t in loaded.theorems if t.name not in done]
+    # hammer's leak check prints the assumptions from a second file, which cannot name
+    # a lemma of a functor's body: such holes are left out (``compare`` shows them not run).
+    in_functors = [t for t in loaded.theorems if t.extra.get("functor_parameters")]
+    if in_functors:
+        print(f"hammer: {len(in_functors)} holes inside functors left out", file=sys.stderr)
+    todo = [
+        t for t in loaded.theorems
+        if t.name not in done and not t.extra.get("functor_parameters")
+    ]  # fmt: skip
     queue = list(reversed(todo))
     results: list[SearchResult] = []
     start = time.perf_counter()
@@ -613,14 +621,9 @@ def hammer(args: argparse.Namespace) -> int:
                     if not queue:
                         return
                     theorem = queue.pop()
-                if theorem.extra.get("functor_parameters"):
-                    # Its leak check prints the assumptions from a second file, which
-                    # cannot name a lemma of a functor's body.
-                    result = error_result(theorem, "inside a functor: hammer not run")
-                else:
-                    result = baselines.hammer(
-                        theorem, prover, config, forbidden=forbidden(theorem.header)
-                    )
+                result = baselines.hammer(
+                    theorem, prover, config, forbidden=forbidden(theorem.header)
+                )
                 with lock, out.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(result.to_record(), ensure_ascii=False) + "\n")
                     results.append(result)
@@ -636,6 +639,7 @@ def hammer(args: argparse.Namespace) -> int:
     with ThreadPoolExecutor(args.workers) as pool:
         list(pool.map(work, range(args.workers)))
     wall = time.perf_counter() - start
+    out.touch()
     records = [json.loads(line) for line in out.read_text().splitlines() if line]
     statuses = Counter(r["status"] for r in records)
     on_holes = [
