@@ -284,18 +284,26 @@ def eligible_lemmas(
     return holes, reasons, requires
 
 
+def _default_proof_using(lemma: StdlibLemma) -> str:
+    """``set``, ``unset`` or ``""`` (never said: Coq's default, unset): the file's last
+    ``Default Proof Using`` setting before the lemma."""
+    found = ""
+    for sentence in lemma.sentences[: lemma.index]:
+        bare = command_of(sentence.text).bare
+        if "Default Proof Using" in bare:
+            found = "unset" if bare.lstrip().startswith("Unset") else "set"
+    return found
+
+
 def _generalises(lemma: StdlibLemma) -> bool:
-    """Whether ``Admitted`` would quantify this lemma over more section variables than ``Qed``."""
+    """Whether ``Admitted`` would quantify this lemma over more section variables than
+    ``Qed``, where the file says so (``Unset Default Proof Using``; where it says
+    nothing, :func:`with_proof_using` asks Coq)."""
     if not any(scope.kind == "section" for scope in lemma.scopes):
         return False
     if command_of(lemma.sentences[lemma.index + 1].text).words[1:2] == ("using",):
         return False
-    unset = False
-    for sentence in lemma.sentences[: lemma.index]:
-        bare = command_of(sentence.text).bare
-        if "Default Proof Using" in bare:
-            unset = bare.lstrip().startswith("Unset")
-    return unset
+    return _default_proof_using(lemma) == "unset"
 
 
 def draw(holes: Sequence[Hole], count: int, seed: int) -> list[Hole]:
@@ -457,8 +465,9 @@ def suggested_proof_using(output: str) -> dict[str, str]:
 
 
 def with_proof_using(chosen: Sequence[Hole], library: Path, scratch: Path, jobs: int) -> list[Hole]:
-    """``chosen``, each hole of a Section whose proof has no ``Proof using`` made
-    ``Proof using VARS. Admitted.`` with the variables its ``Qed`` proof used.
+    """``chosen``, each hole of a Section whose proof has no ``Proof using``, in a file
+    that sets no ``Default Proof Using``, made ``Proof using VARS. Admitted.`` with the
+    variables its ``Qed`` proof used.
 
     Without it, ``Admitted`` generalises the lemma over every section variable where
     ``Default Proof Using`` is unset (Coq's default) and ``Qed`` only over those used:
@@ -468,7 +477,9 @@ def with_proof_using(chosen: Sequence[Hole], library: Path, scratch: Path, jobs:
     """
     bare = {
         id(h): h for h in chosen
-        if any(s.kind == "section" for s in h.lemma.scopes) and h.replacement == "Proof. Admitted."
+        if any(s.kind == "section" for s in h.lemma.scopes)
+        and h.replacement == "Proof. Admitted."
+        and _default_proof_using(h.lemma) == ""
     }  # fmt: skip
     if not bare:
         return list(chosen)
