@@ -348,6 +348,8 @@ def holed_records(theories: Path, holes: Sequence[Hole]) -> list[dict[str, Any]]
                 line=holed.count("\n", 0, sentences[new_index[lemma.index]].start) + 1,
             )
             record = moved.to_record()
+            # As ``prove`` checks a hole: any axiom the file loads (the Reals' ones).
+            record["any_axiom"] = True
             parameters = [name for scope in lemma.scopes for name in scope.parameters]
             if parameters:
                 record["functor_parameters"] = parameters
