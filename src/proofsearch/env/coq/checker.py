@@ -249,30 +249,13 @@ def check_proof(
         f"Require {MODULE}.\nSet Printing Width 100000.\nPrint Assumptions {MODULE}.{name}.\n"
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
-        try:
-            compiled = run_coqc(
-                source, Path(tmp), MODULE,
-                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-            )  # fmt: skip
-            if compiled.returncode == 0:
-                printed = run_coqc(
-                    printing, Path(tmp), ASSUMPTIONS_MODULE,
-                    coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-                )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            # A time bound, not a bug of either side: the search's Qed ran under the
-            # theorem's budget, the re-check under --check-timeout, header included.
-            message = f"coqc did not finish within {timeout:g} s (--check-timeout): not a proof"
-            return CheckResult(False, message)
-        except FileNotFoundError:
-            message = f"{coqc} not found: install Coq {supported_range()}"
-            return CheckResult(False, message, disagreement=True)
-        if compiled.returncode != 0:
-            message = f"coqc rejected the proof: {compiled.stderr.strip()}"
-            return CheckResult(False, message, disagreement=True)
-        if printed.returncode != 0:
-            message = f"coqc could not print the assumptions: {printed.stderr.strip()[-2000:]}"
-            return CheckResult(False, message, disagreement=True)
+        runs = _compiled(
+            [(source, MODULE), (printing, ASSUMPTIONS_MODULE)], Path(tmp),
+            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+        )  # fmt: skip
+        if isinstance(runs, CheckResult):
+            return runs
+        compiled, printed = runs
         clean, printed_axioms, other = parse_assumptions(printed.stdout)
         # Axioms the header declares print under the check's own module.
         axioms = tuple(a.removeprefix(f"{MODULE}.") for a in printed_axioms)
@@ -289,6 +272,42 @@ def check_proof(
             if leak:
                 return CheckResult(False, leak, axioms)
         return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
+
+
+def _compiled(
+    sources: Sequence[tuple[str, str]],
+    folder: Path,
+    *,
+    coqc: str,
+    args: Sequence[str],
+    timeout: float,
+    memory_limit: int | None,
+) -> list[subprocess.CompletedProcess[str]] | CheckResult:
+    """Compile each ``(source, module)`` in ``folder``, in order: their runs, or the
+    refusal at the first that fails, runs past ``timeout`` or finds no ``coqc``."""
+    runs: list[subprocess.CompletedProcess[str]] = []
+    try:
+        for source, module in sources:
+            run = run_coqc(
+                source, folder, module,
+                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+            )  # fmt: skip
+            if run.returncode != 0:
+                if module == MODULE:
+                    message = f"coqc rejected the proof: {run.stderr.strip()}"
+                else:
+                    message = f"coqc could not print the assumptions: {run.stderr.strip()[-2000:]}"
+                return CheckResult(False, message, disagreement=True)
+            runs.append(run)
+    except subprocess.TimeoutExpired:
+        # A time bound, not a bug of either side: the search's Qed ran under the
+        # theorem's budget, the re-check under --check-timeout, header included.
+        message = f"coqc did not finish within {timeout:g} s (--check-timeout): not a proof"
+        return CheckResult(False, message)
+    except FileNotFoundError:
+        message = f"{coqc} not found: install Coq {supported_range()}"
+        return CheckResult(False, message, disagreement=True)
+    return runs
 
 
 def _check_in_place(
@@ -320,22 +339,13 @@ def _check_in_place(
         + (footer.strip() + "\n" if footer.strip() else "")
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
-        try:
-            compiled = run_coqc(
-                source, Path(tmp), MODULE,
-                coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            message = f"coqc did not finish within {timeout:g} s (--check-timeout): not a proof"
-            return CheckResult(False, message)
-        except FileNotFoundError:
-            message = f"{coqc} not found: install Coq {supported_range()}"
-            return CheckResult(False, message, disagreement=True)
-    if compiled.returncode != 0:
-        return CheckResult(
-            False, f"coqc rejected the proof: {compiled.stderr.strip()}", disagreement=True
-        )
-    lines = compiled.stdout.splitlines()
+        runs = _compiled(
+            [(source, MODULE)], Path(tmp),
+            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+        )  # fmt: skip
+    if isinstance(runs, CheckResult):
+        return runs
+    lines = runs[0].stdout.splitlines()
     after = [i for i, line in enumerate(lines) if marker in line]
     if len(after) != 1:
         return CheckResult(False, "cannot find the assumptions' marker", disagreement=True)
