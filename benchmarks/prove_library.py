@@ -237,7 +237,7 @@ def _proof_span(lemma: StdlibLemma) -> tuple[int, int, str] | str:
 
 
 def eligible_lemmas(
-    theories: Path, library: str, functors: bool = False
+    theories: Path, library: str, functors: bool = False, instances: bool = False
 ) -> tuple[list[Hole], Counter[str], dict[str, list[str]]]:
     """Every lemma that may become a hole, why the others may not, and each file's Requires.
 
@@ -251,7 +251,7 @@ def eligible_lemmas(
     reasons: Counter[str] = Counter()
     requires: dict[str, list[str]] = {}
     extracted = {
-        path: extract_file(path, theories, functors=functors)
+        path: extract_file(path, theories, functors=functors, instances=instances)
         for path in sorted(theories.rglob("*.v"))
     }
     modules = {
@@ -404,7 +404,9 @@ def prepare(args: argparse.Namespace) -> int:
     holed = workdir / "holed"
     files = copy_project(library, holed)
     theories = holed / "theories"
-    eligible, reasons, _ = eligible_lemmas(theories, library.name, functors=args.functors)
+    eligible, reasons, _ = eligible_lemmas(
+        theories, library.name, functors=args.functors, instances=args.instances
+    )
     chosen = draw(eligible, args.sample, args.seed)
     chosen = with_proof_using(chosen, library, workdir / "original", args.jobs)
     records = holed_records(theories, chosen)
@@ -428,6 +430,7 @@ def prepare(args: argparse.Namespace) -> int:
         "probe": first_module(library),
         "seed": args.seed,
         "functors": args.functors,
+        "instances": args.instances,
         "files": len(files),
         "eligible": len(eligible),
         "drawn": len(chosen),
@@ -541,7 +544,7 @@ def holes_left(workdir: Path, project: Path) -> tuple[int, int]:
     filled = 0
     for file, qualids in by_file.items():
         path = project / file
-        kept = extract_file(path, path.parent, functors=True)
+        kept = extract_file(path, path.parent, functors=True, instances=True)
         filled += sum(1 for lemma in kept.lemmas if lemma.qualid in qualids)
     total = sum(len(q) for q in by_file.values())
     return filled, total - filled
@@ -788,6 +791,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--functors", action="store_true",
         help="lemmas inside functors may be holes too (hammer is not run on them)",
     )  # fmt: skip
+    sub.add_argument(
+        "--instances", action="store_true", help="named Instances with a proof may be holes too"
+    )
     sub.add_argument("--jobs", type=int, default=2, help="make -jJOBS (Proof using)")
     sub = add("build", "coq_makefile + make of the holed or proved project")
     sub.add_argument("--which", choices=("holed", "project"), default="holed")

@@ -304,3 +304,24 @@ def test_a_section_hole_keeps_the_variables_its_proof_used(
     assert [h.replacement for h in chosen] == ["Proof. Admitted."] * 2
     made = prove_library.with_proof_using(chosen, library, tmp_path / "original", 1)
     assert [h.replacement for h in made] == ["Proof. Admitted.", "Proof using Hn. Admitted."]
+
+
+INSTANCES = """\
+From Tiny Require Import base.
+From Coq Require Import RelationClasses.
+#[export] Instance eq_nat_refl : Reflexive (@eq nat).
+Proof. intros x. reflexivity. Qed.
+Instance : Symmetric (@eq nat).
+Proof. intros x y H. symmetry. exact H. Qed.
+"""
+
+
+def test_instances_only_with_instances(prove_library: ModuleType, theories: Path) -> None:
+    """``--instances``: a named ``Instance`` with a proof may be a hole (``prove`` fills
+    them); an anonymous one never (nothing to name)."""
+    (theories / "inst.v").write_text(INSTANCES)
+    holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
+    assert "inst.v" not in {h.lemma.file for h in holes}
+    holes, reasons, _ = prove_library.eligible_lemmas(theories, "Tiny", instances=True)
+    assert [h.lemma.qualid for h in holes if h.lemma.file == "inst.v"] == ["eq_nat_refl"]
+    assert reasons["anonymous_instance"] == 1

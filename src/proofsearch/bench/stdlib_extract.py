@@ -57,6 +57,7 @@ SKIP_REASONS: dict[str, str] = {
     "unsplittable_file": "the file cannot be split into sentences",
     "unbalanced_end": "an End that closes no open Section/Module precedes it",
     "duplicate_name": "its qualified name is declared twice in the file",
+    "anonymous_instance": "an Instance without a name: nothing to hole or print",
 }
 
 
@@ -230,6 +231,7 @@ def extract_file(
     part: str | None = None,
     prelude_parts: frozenset[str] = frozenset({"Init"}),
     functors: bool = False,
+    instances: bool = False,
 ) -> Extraction:
     """Parse one ``.v`` file of the library rooted at ``root`` (no Coq involved).
 
@@ -237,8 +239,10 @@ def extract_file(
     lemmas of a part in ``prelude_parts`` are skipped (``init``): the stdlib's
     ``Init/`` is loaded by every ``coqc``. ``module`` is the file's logical name.
     ``functors``: keep the lemmas inside functors (``prove`` fills such holes; a
-    benchmark whose re-check names the lemma after its footer cannot).
+    benchmark whose re-check names the lemma after its footer cannot). ``instances``:
+    named ``Instance``s with a proof count as lemmas too (``prove`` fills them).
     """
+    keywords = (LEMMA_KEYWORDS | {"Instance"}) if instances else LEMMA_KEYWORDS
     relative = path.relative_to(root).as_posix()
     if part is None:
         part = relative.split("/", 1)[0] if "/" in relative else "(top)"
@@ -262,7 +266,7 @@ def extract_file(
         command = command_of(sentence.text)
         stack.apply(command, index)
         scopes = stack.scopes
-        if command.word not in LEMMA_KEYWORDS:
+        if command.word not in keywords:
             index += 1
             continue
         ident = command.ident
@@ -271,6 +275,8 @@ def extract_file(
         reason: str | None = None
         if part in prelude_parts:
             reason = "init"
+        elif not ident and command.word == "Instance":
+            reason = "anonymous_instance"
         elif "module_type" in kinds:
             reason = "in_module_type"
         elif "functor" in kinds and not functors:
