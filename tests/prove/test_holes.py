@@ -119,6 +119,11 @@ Program Definition obligation : {n : nat | n = 0} := exist _ 0 _.
 Next Obligation. Admitted.
 Goal True.
 Admitted.
+Definition Program := nat.
+Lemma names_Program : Program = Program.
+Proof. Admitted.
+#[program] Definition attr : {n : nat | n = 0} := exist _ 0 _.
+Next Obligation. Admitted.
 """
 
 
@@ -128,10 +133,11 @@ def test_instances_are_holes_and_bodies_are_not() -> None:
     ``Program`` obligation and a ``Goal`` are reported; a sentence with a body (``:=``) opens no
     proof, so the ``Admitted`` of a later ``Goal`` is not taken for its proof."""
     holes, skipped = find_holes(SOURCE, INSTANCES)
-    assert [(h.line, h.qualid) for h in holes] == [(2, "nat_refl")]
+    assert [(h.line, h.qualid) for h in holes] == [(2, "nat_refl"), (13, "names_Program")]
     assert holes[0].statement == "#[export] Instance nat_refl : Reflexive (@eq nat)."
     assert [(s.line, s.reason) for s in skipped] == [
         (4, "no name"),
         (8, "Program obligations are not searched"),
         (10, "an anonymous Goal"),
+        (15, "Program obligations are not searched"),
     ]

@@ -149,8 +149,10 @@ def _has_body(command: vernac.Command) -> bool:
 
 
 def _is_program(command: vernac.Command) -> bool:
-    """``Program Definition``/``Program Instance``: obligations, not one proof."""
-    return "Program" in command.bare.split(None, 6)[:6]
+    """``Program Definition``/``Program Instance`` (or ``#[program]``): obligations,
+    not one proof. Only what precedes the keyword counts (``Lemma l : Program = …``)."""
+    before = command.bare.split(command.word, 1)[0] if command.word else ""
+    return "Program" in before.split() or "program" in before
 
 
 def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
