@@ -775,11 +775,14 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0] if __doc__ else None, allow_abbrev=False
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text)
+        # No abbreviations: ``--functor`` must not silently mean ``--functors``.
+        sub = commands.add_parser(name, help=help_text, allow_abbrev=False)
         sub.add_argument("--package", default=DEFAULT_PACKAGE, help="Debian package")
         sub.add_argument("--workdir", type=Path, default=None, help="scratch folder")
         return sub
@@ -817,6 +820,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.workdir is None:
         args.workdir = default_workdir(args.package)
+    if args.command != "prepare" and not (args.workdir / "sample.json").is_file():
+        parser.error(
+            f"--workdir {args.workdir}: no prepared sample there (sample.json); run prepare first"
+        )
     functions = {
         "prepare": prepare,
         "build": build,

@@ -325,3 +325,18 @@ def test_instances_only_with_instances(prove_library: ModuleType, theories: Path
     holes, reasons, _ = prove_library.eligible_lemmas(theories, "Tiny", instances=True)
     assert [h.lemma.qualid for h in holes if h.lemma.file == "inst.v"] == ["eq_nat_refl"]
     assert reasons["anonymous_instance"] == 1
+
+
+def test_bad_command_lines_are_one_line_before_any_work(
+    prove_library: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shortened option is not taken for another (``--functor`` once ran a whole
+    prepare as ``--functors``), and a later step without a prepared folder names it."""
+    with pytest.raises(SystemExit) as refused:
+        prove_library.main(["prepare", "--functor", "--workdir", str(tmp_path / "w")])
+    assert refused.value.code == 2 and "--functor" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
+    with pytest.raises(SystemExit) as refused:
+        prove_library.main(["build", "--workdir", str(tmp_path / "none")])
+    assert refused.value.code == 2
+    assert "no prepared sample there" in capsys.readouterr().err

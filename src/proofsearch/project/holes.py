@@ -134,20 +134,6 @@ def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, i
     return None
 
 
-def _has_body(command: vernac.Command) -> bool:
-    """Whether a ``Definition``/``Instance`` sentence gives its body (``:=`` outside
-    parentheses and braces): it opens no proof, whatever ``Admitted`` comes later."""
-    if command.word not in _MAY_HAVE_BODY:
-        return False
-    depth = 0
-    text = command.bare
-    for offset, char in enumerate(text):
-        depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(char, 0)
-        if depth == 0 and text.startswith(":=", offset):
-            return True
-    return False
-
-
 def _is_program(command: vernac.Command) -> bool:
     """``Program Definition``/``Program Instance`` (or ``#[program]``): obligations,
     not one proof. Only what precedes the keyword counts (``Lemma l : Program = …``)."""
@@ -170,8 +156,10 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         stack.apply(command, index)
         program = _is_program(command)
         goal = command.word == "Goal"
-        if (command.word not in HOLE_KEYWORDS and not goal) or (_has_body(command) and not program):
+        if command.word not in HOLE_KEYWORDS and not goal:
             continue
+        if command.word in _MAY_HAVE_BODY and vernac.gives_body(command) and not program:
+            continue  # a body given with ``:=``: no proof to fill
         found = _proof_end(sentences, index)
         if found is None:
             continue

@@ -11,6 +11,7 @@ has to understand terms.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
@@ -178,14 +179,22 @@ class Scope:
     parameters: tuple[str, ...] = ()
 
 
-def _closing_paren(text: str) -> int | None:
-    """Where the parenthesis that opens ``text`` closes."""
+_BRACKETS = {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}
+
+
+def _top_level(text: str) -> Iterator[int]:
+    """The offsets of ``text`` outside every bracket (a closing bracket's own included)."""
     depth = 0
     for offset, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
+        depth += _BRACKETS.get(char, 0)
         if depth == 0:
-            return offset
-    return None
+            yield offset
+
+
+def gives_body(command: Command) -> bool:
+    """Whether a sentence has ``:=`` outside brackets (``Definition d : T := t.``,
+    ``Instance i : C := {| … |}.``): it opens no proof, whatever ``Admitted`` follows."""
+    return any(command.bare.startswith(":=", offset) for offset in _top_level(command.bare))
 
 
 def functor_binders(after_name: str) -> tuple[tuple[str, ...], str, str]:
@@ -195,7 +204,7 @@ def functor_binders(after_name: str) -> tuple[tuple[str, ...], str, str]:
     rest = after_name.lstrip()
     groups: list[str] = []
     while rest.startswith("("):
-        end = _closing_paren(rest)
+        end = next(_top_level(rest), None)
         if end is None:
             break
         groups.append(rest[: end + 1])
