@@ -392,8 +392,13 @@ def refuse_if_visible(package: str, name: str, module: str) -> None:
 
 
 def first_module(library: Path) -> str:
-    """A module of the library to probe ``Require`` with (``base`` for stdpp)."""
-    names = sorted(p.stem for p in library.glob("*.v"))
+    """A module of the library to probe ``Require`` with (``base`` for stdpp); a library
+    whose files all sit in subfolders (math-classes) is probed with a dotted path."""
+    names = sorted(
+        ".".join(p.relative_to(library).with_suffix("").parts) for p in library.rglob("*.v")
+    )
+    if not names:
+        raise SystemExit(f"error: {library}: the package holds no .v file")
     return "base" if "base" in names else names[0]
 
 
@@ -449,7 +454,8 @@ def prepare(args: argparse.Namespace) -> int:
 
 
 _SUGGESTION = re.compile(
-    r"The proof of (\S+) should start with one of the following commands:\s*\n"
+    # Coq wraps the line where the name is long (math-classes' ``invert_monoid_morphism``).
+    r"The proof of (\S+)\s+should start with one of the following commands:\s*\n"
     r"\s*Proof using([^\n]*?)\.\s*$",
     re.M,
 )
