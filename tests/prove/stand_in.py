@@ -30,6 +30,7 @@ PROOFS = {
     "nat_refl": "intros x; reflexivity",
     "Make.pick_default": "intros []; reflexivity",
     "Make.uses_hard": "intros x y; rewrite (hard x), (hard y); reflexivity",
+    "sig_pos": "destruct x as [n H]; simpl; exact H",
 }
 
 

@@ -124,16 +124,23 @@ Lemma names_Program : Program = Program.
 Proof. Admitted.
 #[program] Definition attr : {n : nat | n = 0} := exist _ 0 _.
 Next Obligation. Admitted.
+Program Lemma program_lemma (x : {n : nat | n > 0}) : x > 0.
+Proof. Admitted.
 """
 
 
 def test_instances_are_holes_and_bodies_are_not() -> None:
     """A named ``Instance`` with a proof is a hole (``Proper``/``Reflexive`` instances
     are the commonest ``Admitted`` of typeclass code); an anonymous one and a
-    ``Program`` obligation and a ``Goal`` are reported; a sentence with a body (``:=``) opens no
+    ``Program`` obligation and a ``Goal`` are reported (a ``Program Lemma`` is proved as
+    any lemma: a hole); a sentence with a body (``:=``) opens no
     proof, so the ``Admitted`` of a later ``Goal`` is not taken for its proof."""
     holes, skipped = find_holes(SOURCE, INSTANCES)
-    assert [(h.line, h.qualid) for h in holes] == [(2, "nat_refl"), (13, "names_Program")]
+    assert [(h.line, h.qualid) for h in holes] == [
+        (2, "nat_refl"),
+        (13, "names_Program"),
+        (17, "program_lemma"),
+    ]
     assert holes[0].statement == "#[export] Instance nat_refl : Reflexive (@eq nat)."
     assert [(s.line, s.reason) for s in skipped] == [
         (4, "no name"),

@@ -323,14 +323,18 @@ Module Make (Import A : T).
   Lemma uses_hard : forall x y : t, x = y.
   Proof. Admitted.
 End Make.
+From Coq Require Import Program.Tactics.
+Program Lemma sig_pos (x : {n : nat | n > 0}) : proj1_sig x > 0.
+Proof. Admitted.
 """
 
 
 def test_instances_axioms_and_holes_inside_a_functor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An ``Instance`` is a hole; a user's proof may rest on the axioms the user's own
-    development makes available (here its own ``Axiom``; the Reals' axioms likewise);
+    """An ``Instance`` and a ``Program Lemma`` are holes; a user's proof may rest on the
+    axioms the user's own development makes available (here its own ``Axiom``; the
+    Reals' axioms likewise);
     a hole inside a functor is filled (re-checked in place, ``env/coq/checker.py``), and
     one resting on another hole inside the functor is reported as such."""
     folder = tmp_path / "functors"
@@ -354,6 +358,9 @@ def test_instances_axioms_and_holes_inside_a_functor(
         .replace(
             "x = y.\n  Proof. Admitted.",
             "x = y.\n  Proof.\n    intros x y; rewrite (hard x), (hard y); reflexivity.\n  Qed.",
+        )
+        .replace(
+            "> 0.\nProof. Admitted.", "> 0.\nProof.\n  destruct x as [n H]; simpl; exact H.\nQed."
         )
     )
     assert written.count("Admitted.") == 1  # hard

@@ -154,7 +154,10 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
-        program = _is_program(command)
+        # ``Program Lemma`` elaborates its statement with Program and is then proved as
+        # any lemma (math-classes' ``initials_unique``); a ``Program Definition`` or
+        # ``Instance`` leaves obligations instead.
+        program = _is_program(command) and command.word in _MAY_HAVE_BODY
         goal = command.word == "Goal"
         if command.word not in HOLE_KEYWORDS and not goal:
             continue
