@@ -123,18 +123,26 @@ def resting_on_admitted(
     by_name = {_short(hole.qualid): hole for hole in filled}
     result: dict[Hole, list[str]] = {}
 
-    def walk(hole: Hole, trail: frozenset[Hole]) -> set[str]:
-        found: set[str] = set()
+    def walk(hole: Hole, trail: frozenset[Hole]) -> dict[str, str]:
+        """Short name -> the most qualified name printed for it: one lemma is printed
+        ``Pmod.mod_le_2r`` by a later file and ``mod_le_2r`` inside its own."""
+        found: dict[str, str] = {}
+
+        def add(short: str, printed: str) -> None:
+            if len(printed) > len(found.get(short, "")):
+                found[short] = printed
+
         for axiom in axioms.get(hole, ()):
             short = _short(axiom)
             if short in still:
-                found.add(axiom)
+                add(short, axiom)
             elif short in by_name and by_name[short] not in trail:
-                found |= walk(by_name[short], trail | {hole})
+                for deeper, printed in walk(by_name[short], trail | {hole}).items():
+                    add(deeper, printed)
         return found
 
     for hole in by_name.values():
         found = walk(hole, frozenset())
         if found:
-            result[hole] = sorted(found)
+            result[hole] = sorted(found.values())
     return result
