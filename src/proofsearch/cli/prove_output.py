@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,10 @@ def write_back(
 
     step = time.perf_counter()
     try:
-        outcome = decide(project, plan, results, strict=args.strict, coqc=args.coqc)
+        outcome = decide(
+            project, plan, results, strict=args.strict, coqc=args.coqc,
+            jobs=args.trace_jobs or os.cpu_count() or 1,
+        )  # fmt: skip
     except ProjectBroken as exc:
         print_error(console, str(exc))
         return EXIT_FAILURES

@@ -65,6 +65,7 @@ def decide(
     *,
     strict: bool,
     coqc: str = "coqc",
+    jobs: int = 1,
 ) -> Outcome:
     outcome = Outcome()
     found: Fills = {}
@@ -97,7 +98,7 @@ def decide(
     admitted |= {s.ident for s in plan.skipped}
     if not found:
         return outcome
-    with ScratchBuild(project, plan.graph, coqc=coqc) as scratch:
+    with ScratchBuild(project, plan.graph, coqc=coqc, jobs=jobs) as scratch:
         while True:
             accepted, rejected = verify_fills(scratch, found)
             outcome.left.update(rejected)
