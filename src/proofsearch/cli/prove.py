@@ -71,7 +71,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--trace-jobs", type=positive(int), default=None, metavar="N",
-        help="files traced at once (default: the number of CPUs)",
+        help="files traced, proofs presented and files rebuilt at once (default: the CPUs)",
     )  # fmt: skip
     parser.add_argument(
         "--full-names", action="store_true",
