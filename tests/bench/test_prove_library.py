@@ -344,3 +344,20 @@ def test_bad_command_lines_are_one_line_before_any_work(
         prove_library.main(["build", "--workdir", str(tmp_path / "none")])
     assert refused.value.code == 2
     assert "no prepared sample there" in capsys.readouterr().err
+
+
+def test_the_probe_module_of_a_library_in_subfolders(
+    prove_library: ModuleType, tmp_path: Path
+) -> None:
+    """math-classes keeps every file in a subfolder (``interfaces/abstract_algebra.v``):
+    the probe is a dotted path; stdpp's ``base`` is preferred; no file is one line."""
+    library = tmp_path / "MathClasses"
+    (library / "theory").mkdir(parents=True)
+    (library / "interfaces").mkdir()
+    (library / "theory" / "rings.v").write_text("")
+    (library / "interfaces" / "abstract_algebra.v").write_text("")
+    assert prove_library.first_module(library) == "interfaces.abstract_algebra"
+    (library / "base.v").write_text("")
+    assert prove_library.first_module(library) == "base"
+    with pytest.raises(SystemExit, match=r"holds no \.v file"):
+        prove_library.first_module(tmp_path / "empty")
