@@ -134,10 +134,14 @@ def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, i
     return None
 
 
-def _is_program(command: vernac.Command) -> bool:
+def _leaves_obligations(command: vernac.Command) -> bool:
     """``Program Definition``/``Program Instance`` (or ``#[program]``): obligations,
-    not one proof. Only what precedes the keyword counts (``Lemma l : Program = …``)."""
-    before = command.bare.split(command.word, 1)[0] if command.word else ""
+    not one proof. A ``Program Lemma`` only elaborates its statement with Program and is
+    then proved as any lemma (math-classes' ``initials_unique``): a hole. Only what
+    precedes the keyword counts (``Lemma l : Program = …``)."""
+    if command.word not in _MAY_HAVE_BODY:
+        return False
+    before = command.bare.split(command.word, 1)[0]
     return "Program" in before.split() or "program" in before
 
 
@@ -154,10 +158,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
-        # ``Program Lemma`` elaborates its statement with Program and is then proved as
-        # any lemma (math-classes' ``initials_unique``); a ``Program Definition`` or
-        # ``Instance`` leaves obligations instead.
-        program = _is_program(command) and command.word in _MAY_HAVE_BODY
+        program = _leaves_obligations(command)
         goal = command.word == "Goal"
         if command.word not in HOLE_KEYWORDS and not goal:
             continue
