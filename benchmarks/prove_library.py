@@ -111,7 +111,8 @@ def library_visible(package: str, name: str, module: str, coqc: str = "coqc") ->
         found.append(f"dpkg-query: {package} is {status.stdout.strip()!r}")
     roots = [coq_where(coqc) / "user-contrib"]
     roots += [Path(p) for p in os.environ.get("COQPATH", "").split(os.pathsep) if p]
-    found += [f"{root / name} exists" for root in roots if (root / name).exists()]
+    folder = Path(*name.split("."))
+    found += [f"{root / folder} exists" for root in roots if (root / folder).exists()]
     with tempfile.TemporaryDirectory(prefix="prove-library-require-") as tmp:
         Path(tmp, "Probe.v").write_text(f"Require {name}.{module}.\n")
         done = subprocess.run(
@@ -125,8 +126,10 @@ def library_visible(package: str, name: str, module: str, coqc: str = "coqc") ->
 # -- fetching the sources --------------------------------------------------------
 
 
-def fetch_sources(package: str, workdir: Path) -> Path:
-    """``apt-get download`` + ``dpkg -x`` into ``workdir/deb``; the library's folder.
+def fetch_sources(package: str, workdir: Path) -> tuple[Path, str]:
+    """``apt-get download`` + ``dpkg -x`` into ``workdir/deb``; the library's folder and
+    its logical name (``stdpp``; ``mathcomp.finmap`` for a library one level down in a
+    folder other packages share, see :func:`library_folder`).
 
     Nothing is installed, and the package's compiled files are deleted once unpacked.
     """
@@ -145,8 +148,23 @@ def fetch_sources(package: str, workdir: Path) -> Path:
     for contrib in USER_CONTRIB:
         folders = [p for p in (unpacked / contrib).glob("*") if p.is_dir()]
         if len(folders) == 1:
-            return folders[0]
+            library = library_folder(folders[0])
+            return library, ".".join(library.relative_to(unpacked / contrib).parts)
     raise SystemExit(f"error: {archive}: no single library folder under {USER_CONTRIB}")
+
+
+def library_folder(top: Path) -> Path:
+    """The folder the library's files sit under: ``top``, or the one folder below it
+    while ``top`` holds no ``.v`` file of its own. math-comp's packages share
+    ``user-contrib/mathcomp`` (finmap is ``mathcomp/finmap``, ``mathcomp.finmap``):
+    the shared folder exists whenever ssreflect is installed, and is not this library."""
+    folder = top
+    while not any(folder.glob("*.v")):
+        below = [p for p in folder.iterdir() if p.is_dir()]
+        if len(below) != 1:
+            break
+        folder = below[0]
+    return folder
 
 
 def package_version(workdir: Path, package: str) -> str:
@@ -157,8 +175,9 @@ def package_version(workdir: Path, package: str) -> str:
     return done.stdout.strip()
 
 
-def copy_project(library: Path, project: Path) -> list[Path]:
-    """The ``.v`` files (and only those) under ``project/theories``, and a ``_CoqProject``."""
+def copy_project(library: Path, project: Path, name: str) -> list[Path]:
+    """The ``.v`` files (and only those) under ``project/theories``, and a ``_CoqProject``
+    mapping them to the logical ``name``."""
     if project.exists():
         shutil.rmtree(project)
     theories = project / "theories"
@@ -171,7 +190,7 @@ def copy_project(library: Path, project: Path) -> list[Path]:
     # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by short
     # name (``Require Import Alphabet.``), which only ``-R`` resolves.
     (project / "_CoqProject").write_text(
-        f"-R theories {library.name}\n" + "".join(f"{name}\n" for name in listed)
+        f"-R theories {name}\n" + "".join(f"{name}\n" for name in listed)
     )
     return sorted(theories.rglob("*.v"))
 
@@ -404,16 +423,16 @@ def first_module(library: Path) -> str:
 
 def prepare(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
-    library = fetch_sources(args.package, workdir)
-    refuse_if_visible(args.package, library.name, first_module(library))
+    library, name = fetch_sources(args.package, workdir)
+    refuse_if_visible(args.package, name, first_module(library))
     holed = workdir / "holed"
-    files = copy_project(library, holed)
+    files = copy_project(library, holed, name)
     theories = holed / "theories"
     eligible, reasons, _ = eligible_lemmas(
-        theories, library.name, functors=args.functors, instances=args.instances
+        theories, name, functors=args.functors, instances=args.instances
     )
     chosen = draw(eligible, args.sample, args.seed)
-    chosen = with_proof_using(chosen, library, workdir / "original", args.jobs)
+    chosen = with_proof_using(chosen, library, name, workdir / "original", args.jobs)
     records = holed_records(theories, chosen)
     by_file: dict[str, list[Hole]] = {}
     for hole in chosen:
@@ -431,7 +450,7 @@ def prepare(args: argparse.Namespace) -> int:
     summary = {
         "package": args.package,
         "version": package_version(workdir, args.package),
-        "library": library.name,
+        "library": name,
         "probe": first_module(library),
         "seed": args.seed,
         "functors": args.functors,
@@ -475,7 +494,9 @@ def suggested_proof_using(output: str) -> dict[str, str]:
     return {name: sentence for name, sentence in found.items() if name not in twice}
 
 
-def with_proof_using(chosen: Sequence[Hole], library: Path, scratch: Path, jobs: int) -> list[Hole]:
+def with_proof_using(
+    chosen: Sequence[Hole], library: Path, name: str, scratch: Path, jobs: int
+) -> list[Hole]:
     """``chosen``, each hole of a Section whose proof has no ``Proof using``, in a file
     that sets no ``Default Proof Using``, made ``Proof using VARS. Admitted.`` with the
     variables its ``Qed`` proof used.
@@ -494,14 +515,14 @@ def with_proof_using(chosen: Sequence[Hole], library: Path, scratch: Path, jobs:
     }  # fmt: skip
     if not bare:
         return list(chosen)
-    copy_project(library, scratch)
+    copy_project(library, scratch, name)
     built = build_project(scratch, jobs, scratch / "build.log")
     if not built.ok:
         raise SystemExit(f"the original library does not build: {built.log}")
     suggestions: dict[str, dict[str, str]] = {}
     for file in sorted({h.lemma.file for h in bare.values()}):
         done = subprocess.run(
-            ["coqc", "-R", "theories", library.name, "-set", "Suggest Proof Using",
+            ["coqc", "-R", "theories", name, "-set", "Suggest Proof Using",
              f"theories/{file}"],
             cwd=scratch, capture_output=True, text=True, check=False,
         )  # fmt: skip

@@ -181,8 +181,8 @@ def test_records_header_is_the_holed_prefix(prove_library: ModuleType, theories:
 def test_holed_library_builds(prove_library: ModuleType, theories: Path, tmp_path: Path) -> None:
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     project = tmp_path / "project"
-    prove_library.copy_project(theories, project)
-    assert (project / "_CoqProject").read_text().startswith("-R theories theories\n")
+    prove_library.copy_project(theories, project, "Tiny")
+    assert (project / "_CoqProject").read_text().startswith("-R theories Tiny\n")
     path = project / "theories" / "lists.v"
     path.write_text(prove_library.make_holes(path.read_text(), holes))
     if shutil.which("coq_makefile") is None:
@@ -300,13 +300,13 @@ def test_a_section_hole_keeps_the_variables_its_proof_used(
     under ``Default Proof Using "Type"``, gets no suggestion and stays as it was.)"""
     if shutil.which("coq_makefile") is None:
         pytest.skip("coq_makefile is not installed")
-    library = tmp_path / "Tiny"  # the folder's name is the library's logical name
+    library = tmp_path / "Tiny"
     shutil.copytree(theories, library)
     (library / "sections.v").write_text(SECTIONS)
     holes, _, _ = prove_library.eligible_lemmas(library, "Tiny")
     chosen = [h for h in holes if h.lemma.qualid in ("uses_Hn", "only_type")]
     assert [h.replacement for h in chosen] == ["Proof. Admitted."] * 2
-    made = prove_library.with_proof_using(chosen, library, tmp_path / "original", 1)
+    made = prove_library.with_proof_using(chosen, library, "Tiny", tmp_path / "original", 1)
     assert [h.replacement for h in made] == ["Proof. Admitted.", "Proof using Hn. Admitted."]
 
 
@@ -361,3 +361,24 @@ def test_the_probe_module_of_a_library_in_subfolders(
     assert prove_library.first_module(library) == "base"
     with pytest.raises(SystemExit, match=r"holds no \.v file"):
         prove_library.first_module(tmp_path / "empty")
+
+
+@requires_coq
+def test_a_library_inside_a_shared_folder(
+    prove_library: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """finmap ships as ``user-contrib/mathcomp/finmap``: its folder is the one below the
+    shared ``mathcomp`` (which exists whenever ssreflect is installed, so it says nothing
+    of finmap), its logical name ``mathcomp.finmap``; the installed-copy check looks for
+    that folder, not ``mathcomp``."""
+    top = tmp_path / "contrib" / "mathcomp"
+    (top / "finmap").mkdir(parents=True)
+    (top / "finmap" / "finmap.v").write_text("")
+    assert prove_library.library_folder(top) == top / "finmap"
+    (top / "top.v").write_text("")  # a library with files of its own stays itself
+    assert prove_library.library_folder(top) == top
+    monkeypatch.setenv("COQPATH", str(tmp_path / "contrib"))
+    package = "proofsearch-no-such-package"
+    seen = prove_library.library_visible(package, "mathcomp.finmap", "finmap")
+    assert seen == [f"{tmp_path / 'contrib' / 'mathcomp' / 'finmap'} exists"]
+    assert prove_library.library_visible(package, "mathcomp.nothing_here", "x") == []
