@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Both set everything up.
-# `make test` and `make lint` type-check src/ with mypy (strict; settings in pyproject.toml).
+# `make test` and `make lint` type-check src/ and benchmarks/ with mypy (strict; settings in pyproject.toml).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin

@@ -239,13 +239,21 @@ def main(argv: list[str] | None = None) -> int:
     tiny = tiny_builders()
 
     def t5(where: Path) -> Path:  # ReProver's architecture: encoder-decoder, right padding
-        return tiny.build_t5(
-            where, d_model=sizes.d_model, layers=sizes.layers, heads=sizes.heads, d_ff=sizes.d_ff
+        return Path(
+            tiny.build_t5(
+                where,
+                d_model=sizes.d_model,
+                layers=sizes.layers,
+                heads=sizes.heads,
+                d_ff=sizes.d_ff,
+            )
         )
 
     def gpt2(where: Path) -> Path:  # a decoder-only model: left padding, newline stops
-        return tiny.build_gpt2_bytes(
-            where, d_model=sizes.d_model, layers=sizes.layers, heads=sizes.heads
+        return Path(
+            tiny.build_gpt2_bytes(
+                where, d_model=sizes.d_model, layers=sizes.layers, heads=sizes.heads
+            )
         )
 
     builders: dict[str, Callable[[Path], Path]] = {"t5": t5, "gpt2": gpt2}

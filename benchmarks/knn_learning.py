@@ -44,8 +44,8 @@ def main() -> int:
         by_lemma: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for step in trace.steps(module):
             if step.goals:
-                goals = "\n\n".join(g.render() for g in step.goals)
-                by_lemma[step.lemma].append((goals, step.tactic))
+                shown = "\n\n".join(g.render() for g in step.goals)
+                by_lemma[step.lemma].append((shown, step.tactic))
         if by_lemma:
             name = rng.choice(sorted(by_lemma))
             lemmas[name] = by_lemma[name]
@@ -58,7 +58,7 @@ def main() -> int:
     ][: args.goals]
     knn = KnnGenerator(load_corpus(args.index))
     before = [{s.tactic: s.logprob for s in knn.generate(t, th, 64)} for t, th in goals]
-    taught = set()
+    taught: set[str] = set()
     for name, steps in lemmas.items():
         knn.learn(Theorem(name, ""), steps)
         taught.update(s.strip().rstrip(".").strip() for _, s in steps)

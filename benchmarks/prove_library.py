@@ -784,7 +784,10 @@ def compare(args: argparse.Namespace) -> int:
         both = hammered is not None and searched is not None
         row["both run"] += both
         row["both proved"] += (
-            both and hammered["status"] == "proved" and searched["status"] == "proved"
+            hammered is not None
+            and searched is not None
+            and hammered["status"] == "proved"
+            and searched["status"] == "proved"
         )
     columns = ["holes", "prove searched", "prove proved", "prove written", "hammer run"]
     columns += ["hammer proved", "both run", "both proved"]

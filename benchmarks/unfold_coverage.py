@@ -62,11 +62,11 @@ def main() -> int:
         for step in steps[: args.steps]:
             text, theorem = _asked(step)
             offers = generator.generate(text, theorem, 64)
-            suggested = [s.tactic.strip().rstrip(".") for s in offers]
+            tactics = [s.tactic.strip().rstrip(".") for s in offers]
             wanted_step = step.tactic.strip().rstrip(".")
-            if wanted_step in suggested:
+            if wanted_step in tactics:
                 in_64 += 1
-                in_8 += suggested.index(wanted_step) < 8
+                in_8 += tactics.index(wanted_step) < 8
         print(
             json.dumps(
                 {
