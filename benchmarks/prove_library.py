@@ -190,7 +190,7 @@ def copy_project(library: Path, project: Path, name: str) -> list[Path]:
     # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by short
     # name (``Require Import Alphabet.``), which only ``-R`` resolves.
     (project / "_CoqProject").write_text(
-        f"-R theories {name}\n" + "".join(f"{name}\n" for name in listed)
+        f"-R theories {name}\n" + "".join(f"{path}\n" for path in listed)
     )
     return sorted(theories.rglob("*.v"))
 
