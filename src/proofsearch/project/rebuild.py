@@ -164,13 +164,8 @@ class ScratchBuild:
         failures: dict[str, BuildFailure] = {}
         with ThreadPoolExecutor(self.jobs, thread_name_prefix="rebuild") as pool:
             while True:
-                busy = set(remaining) | set(running.values())
-                for module in list(remaining) if not failures else []:
-                    if len(running) >= self.jobs:
-                        break
-                    if not any(r in busy for r in self.graph.get(module, ())):
-                        remaining.remove(module)
-                        running[pool.submit(self._compile, module)] = module
+                if not failures:  # after a failure, only what runs finishes
+                    self._start_ready(pool, remaining, running)
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -185,6 +180,22 @@ class ScratchBuild:
         if not failures:
             return None
         return failures[min(failures, key=self._order.index)]
+
+    def _start_ready(
+        self,
+        pool: ThreadPoolExecutor,
+        remaining: list[str],
+        running: dict[Future[BuildFailure | None], str],
+    ) -> None:
+        """Start the modules of ``remaining`` none of whose requirements is still to be
+        built or building, while fewer than ``jobs`` run."""
+        busy = set(remaining) | set(running.values())
+        for module in list(remaining):
+            if len(running) >= self.jobs:
+                return
+            if not any(r in busy for r in self.graph.get(module, ())):
+                remaining.remove(module)
+                running[pool.submit(self._compile, module)] = module
 
     def _compile(self, module: str) -> BuildFailure | None:
         command = [self.coqc, *self.args, str(self.paths[module])]
