@@ -215,8 +215,9 @@ class Hole:
 
 def _requires(sentence: Sentence, library: str, modules: frozenset[str] = frozenset()) -> list[str]:
     """Modules of ``library`` that a ``Require`` sentence loads (``From L Require A B``,
-    ``Require L.A``, or ``Require A`` by a short name that is one of ``modules``, the
-    library's own, as MenhirLib's files load each other under ``-R``)."""
+    ``From P Require A`` for a library ``P.L``, ``Require L.A``, or ``Require A`` by a
+    short name that is one of ``modules``, the library's own, as MenhirLib's files load
+    each other under ``-R``)."""
     command = command_of(sentence.text)
     words = command.words
     if "Require" not in words:
@@ -225,6 +226,17 @@ def _requires(sentence: Sentence, library: str, modules: frozenset[str] = frozen
     after = [w for w in after if w not in ("Import", "Export")]
     if command.word == "From" and words[1:2] == (library,):
         return after
+    if command.word == "From" and library.startswith(f"{words[1]}."):
+        # ``From mathcomp Require Import fingroup`` in ``mathcomp.fingroup``: Coq takes
+        # the module whose full name ends with the word, under the ``From`` prefix.
+        dotted = re.findall(r"\w+(?:\.\w+)*", command.bare.split("Require", 1)[1])
+        return [
+            module
+            for word in dotted
+            if word not in ("Import", "Export")
+            for module in sorted(modules)
+            if f"{library}.{module}".endswith(f".{word}")
+        ]
     # ``\w+(?:\.\w+)*``: the sentence's own final ``.`` is not part of the name.
     qualified = re.findall(rf"\b{re.escape(library)}\.(\w+(?:\.\w+)*)", command.bare)
     if qualified or command.word == "From":

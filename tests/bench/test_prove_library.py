@@ -127,6 +127,27 @@ def test_requires_of_either_form(
     assert prove_library._requires(split_sentences(sentence)[0], "Tiny", own) == modules
 
 
+@pytest.mark.parametrize(
+    ("sentence", "modules"),
+    [
+        ("From mathcomp Require Import ssreflect eqtype fingroup perm.", ["fingroup", "perm"]),
+        ("From mathcomp.fingroup Require Import perm.", ["perm"]),
+        ("From mathcomp Require Import fingroup.perm.", ["perm"]),
+        ("From mathcomp Require Import all_ssreflect.", []),
+        ("From Coq Require Import fingroup.", []),
+    ],
+)
+def test_requires_of_a_library_one_level_down(
+    prove_library: ModuleType, sentence: str, modules: list[str]
+) -> None:
+    """math-comp's fingroup loads its own modules as ``From mathcomp Require fingroup``."""
+    from proofsearch.env.coq.sentences import split_sentences
+
+    own = frozenset({"fingroup", "perm"})
+    found = prove_library._requires(split_sentences(sentence)[0], "mathcomp.fingroup", own)
+    assert found == modules
+
+
 def test_draw_is_deterministic_and_in_file_order(prove_library: ModuleType, theories: Path) -> None:
     holes, _, _ = prove_library.eligible_lemmas(theories, "Tiny")
     first = prove_library.draw(holes, 3, prove_library.SEED)
