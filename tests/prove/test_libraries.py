@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from proofsearch.project.config import load_project
-from proofsearch.project.libraries import _closure, library_project, required_library_modules
+from proofsearch.project.libraries import (
+    _closure,
+    held_modules,
+    library_out,
+    library_project,
+    required_library_modules,
+    trace_libraries,
+    without_modules,
+)
 from proofsearch.trace.deps import requires
 from tests.prove.project import write_project
 
@@ -25,3 +35,67 @@ def test_the_stdlib_modules_a_project_requires(tmp_path: Path) -> None:
 
 def test_a_library_without_sources_is_left_out() -> None:
     assert library_project("NoSuchLibraryInstalled") is None
+
+
+def _shards(folder: Path, *modules: str) -> None:
+    (folder / "files").mkdir(parents=True, exist_ok=True)
+    for module in modules:
+        for kind in ("meta.json", "steps.jsonl", "premises.jsonl"):
+            (folder / "files" / f"{module}.{kind}").write_text(module)
+
+
+def test_a_view_of_a_library_trace_without_the_given_modules(tmp_path: Path) -> None:
+    """A given ``--index`` trace of math-comp's ssreflect holds ``mathcomp.ssreflect.*``
+    only: the library folder of ``mathcomp`` is read without those, not skipped."""
+    given, out = tmp_path / "given", tmp_path / "mathcomp"
+    _shards(given, "mathcomp.ssreflect.seq")
+    _shards(out, "mathcomp.ssreflect.seq", "mathcomp.fingroup.perm")
+    held = held_modules([given])
+    assert held == {"mathcomp.ssreflect.seq"}
+    assert without_modules(out, set()) == out
+    assert without_modules(out, {"Coq.Init.Logic"}) == out  # nothing of out is held
+    view = without_modules(out, held)
+    assert view != out and view.parent == out.parent
+    linked = sorted(p.name for p in (view / "files").iterdir())
+    assert linked == [
+        f"mathcomp.fingroup.perm.{k}" for k in ("meta.json", "premises.jsonl", "steps.jsonl")
+    ]
+    assert (
+        view / "files" / "mathcomp.fingroup.perm.meta.json"
+    ).read_text() == "mathcomp.fingroup.perm"
+    # a later run traced one more module: the same view shows it too
+    _shards(out, "mathcomp.fingroup.action")
+    assert without_modules(out, held) == view
+    assert len(list((view / "files").iterdir())) == 6
+
+
+def test_a_given_trace_stands_for_the_modules_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real coqdep and tracer: of the Init modules a one-file project needs, a given trace
+    folder holds all but the smallest; only that one is traced, and the index reads the
+    library's folder without an earlier run's shard of a given module."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
+    (folder / "_CoqProject").write_text("-R . P\nA.v\n")
+    project = load_project([folder])
+    stdlib = library_project("Coq")
+    assert stdlib is not None
+    closure = _closure(requires(stdlib), {"Coq.Init.Prelude"})
+    if not closure:
+        pytest.skip("this Coq's prelude is not Coq.Init.Prelude (Rocq 9's Corelib)")
+    sizes = {s.module: s.path.stat().st_size for s in stdlib.sources if s.module in closure}
+    smallest = min(sizes, key=lambda m: (sizes[m], m))
+    given = tmp_path / "given"
+    _shards(given, *(closure - {smallest}))
+    stale = sorted(closure - {smallest})[0]
+    _shards(library_out("Coq"), stale)  # as an earlier run without --index left it
+    (folder_out,) = trace_libraries(project, jobs=1, given=[given])
+    assert folder_out != library_out("Coq")
+    modules = {p.name.split(".meta.json")[0] for p in (folder_out / "files").glob("*.meta.json")}
+    assert modules == {smallest}
+    # everything given: nothing traced, no folder
+    _shards(given, smallest)
+    assert trace_libraries(project, jobs=1, given=[given]) == []

@@ -12,6 +12,7 @@ reused; another library's to ``…/proofsearch/libraries/<coq version>/<name>``.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -115,26 +116,25 @@ def trace_libraries(
 ) -> list[Path]:
     """Trace what the project requires of each installed library; their trace folders.
 
-    A library that one of the ``given`` trace folders (``--index``) already holds is
-    left to it (one module may not come from two folders). A library file that fails
-    to trace is left out of the index (its shard says why); it does not stop the run.
+    A module that one of the ``given`` trace folders (``--index``) already holds is left
+    to it (one module may not come from two folders), module by module: a given trace of
+    math-comp's ssreflect does not stand for fingroup, which shares its ``mathcomp``
+    prefix, so fingroup's modules are still traced, and the index reads the library's
+    folder through a view without the given modules (:func:`without_modules`). A library
+    file that fails to trace is left out of the index (its shard says why); it does not
+    stop the run.
     """
     outs: list[Path] = []
     wanted = required_library_modules(project, coqc)
     wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
-    held = {
-        meta.name.split(".", 1)[0]
-        for folder in given
-        for meta in (folder / "files").glob("*.meta.json")
-    }
+    held = held_modules(given)
     for prefix, roots in sorted(wanted.items()):
-        if prefix in held:
-            continue
         library = library_project(prefix, coqc)
         if library is None:
             continue
-        graph = requires(library)
-        keep = _closure(graph, roots)
+        keep = _closure(requires(library), roots) - held
+        if not keep:
+            continue  # the given folders hold all of it
         library.sources = [s for s in library.sources if s.module in keep]
         out = library_out(prefix, coqc)
         jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
@@ -145,8 +145,48 @@ def trace_libraries(
                     run(jobs_list, workers=jobs, on_record=bar.record)
             else:
                 run(jobs_list, workers=jobs)
-        outs.append(out)
+        outs.append(without_modules(out, held))
     return outs
+
+
+#: A trace shard's file: ``<module>.<kind>``.
+_SHARD_KINDS = (".meta.json", ".steps.jsonl", ".premises.jsonl")
+
+
+def _shard_module(name: str) -> str | None:
+    return next((name[: -len(k)] for k in _SHARD_KINDS if name.endswith(k)), None)
+
+
+def held_modules(folders: Sequence[Path]) -> set[str]:
+    """The modules the trace ``folders`` hold."""
+    return {
+        module
+        for folder in folders
+        for shard in (folder / "files").glob("*.meta.json")
+        if (module := _shard_module(shard.name)) is not None
+    }
+
+
+def without_modules(out: Path, held: set[str]) -> Path:
+    """``out`` itself, or, when it holds some of the ``held`` modules (traced by an
+    earlier run without ``--index``), a folder beside it whose ``files`` link to its
+    other shards only: the index reads each module from one folder."""
+    shards = sorted((out / "files").iterdir()) if (out / "files").is_dir() else []
+    excluded = sorted({m for shard in shards if (m := _shard_module(shard.name)) in held})
+    if not excluded:
+        return out
+    digest = hashlib.sha256("\n".join(excluded).encode()).hexdigest()[:12]
+    view = out.with_name(f"{out.name}.without-{digest}") / "files"
+    view.mkdir(parents=True, exist_ok=True)
+    linked = {shard.name for shard in shards if _shard_module(shard.name) not in held}
+    for stale in view.iterdir():
+        if stale.name not in linked:
+            stale.unlink()
+    for name in linked:
+        link = view / name
+        if not link.is_symlink():
+            link.symlink_to(out / "files" / name)
+    return view.parent
 
 
 def existing(paths: Sequence[Path]) -> list[Path]:
