@@ -12,6 +12,7 @@ reused; another library's to ``…/proofsearch/libraries/<coq version>/<name>``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import subprocess
 from collections.abc import Callable, Sequence
@@ -181,11 +182,12 @@ def without_modules(out: Path, held: set[str]) -> Path:
     linked = {shard.name for shard in shards if _shard_module(shard.name) not in held}
     for stale in view.iterdir():
         if stale.name not in linked:
-            stale.unlink()
+            stale.unlink(missing_ok=True)
     for name in linked:
         link = view / name
         if not link.is_symlink():
-            link.symlink_to(out / "files" / name)
+            with contextlib.suppress(FileExistsError):  # another run made it meanwhile
+                link.symlink_to(out / "files" / name)
     return view.parent
 
 
