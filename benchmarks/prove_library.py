@@ -226,27 +226,29 @@ def _requires(sentence: Sentence, library: str, modules: frozenset[str] = frozen
     after = [w for w in after if w not in ("Import", "Export")]
     if command.word == "From" and words[1:2] == (library,):
         return after
-    if command.word == "From" and library.startswith(f"{words[1]}."):
-        # ``From mathcomp Require Import fingroup`` in ``mathcomp.fingroup``: Coq takes
-        # the module whose full name ends with the word, under the ``From`` prefix.
-        dotted = re.findall(r"\w+(?:\.\w+)*", command.bare.split("Require", 1)[1])
-        return [
-            module
-            for word in dotted
-            if word not in ("Import", "Export")
-            for module in sorted(modules)
-            if f"{library}.{module}".endswith(f".{word}")
-        ]
     # ``\w+(?:\.\w+)*``: the sentence's own final ``.`` is not part of the name.
+    names = [
+        name
+        for name in re.findall(r"\w+(?:\.\w+)*", command.bare.split("Require", 1)[1])
+        if name not in ("Import", "Export")
+    ]
+    if command.word == "From" and library.startswith(f"{words[1]}."):
+        # ``From mathcomp Require Import fingroup`` in ``mathcomp.fingroup``
+        return _ending_with(names, modules, library)
     qualified = re.findall(rf"\b{re.escape(library)}\.(\w+(?:\.\w+)*)", command.bare)
     if qualified or command.word == "From":
         return qualified
-    bare = re.findall(r"\w+(?:\.\w+)*", command.bare.split("Require", 1)[1])
+    return _ending_with(names, modules)
+
+
+def _ending_with(names: list[str], modules: frozenset[str], library: str = "") -> list[str]:
+    """The ``modules`` (of ``library``) each name may stand for, as Coq resolves a
+    partial name: the module whose full name ends with it."""
     return [
         module
-        for name in bare
+        for name in names
         for module in sorted(modules)
-        if module == name or module.endswith("." + name)
+        if f"{library}.{module}".endswith(f".{name}")
     ]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proofsearch.trace.runner import Limits, Summary, plan, run
-from proofsearch.trace.schema import FileRecord
+from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
 from proofsearch.trace.sources import Project
 
 
@@ -61,15 +61,12 @@ def trace_project(
 def prune(project: Project, out: Path) -> None:
     """Remove the shards of modules the project no longer has (a file renamed or
     deleted): the index would still offer their steps and premises."""
-    files = out / "files"
-    if not files.is_dir():
+    if not (out / "files").is_dir():
         return
-    modules = {source.module for source in project.sources}
-    for meta in files.glob("*.meta.json"):
-        module = meta.name[: -len(".meta.json")]
-        if module not in modules:
-            for kind in ("steps.jsonl", "premises.jsonl", "meta.json"):
-                (files / f"{module}.{kind}").unlink(missing_ok=True)
+    trace = TraceDir(out)
+    for module in trace.modules() - {source.module for source in project.sources}:
+        for kind in SHARD_KINDS:
+            trace.shard(module, kind).unlink(missing_ok=True)
 
 
 def _failure_line(record: FileRecord, count: int) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from proofsearch.project.learn import cache_root
 from proofsearch.trace.deps import requires
 from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
+from proofsearch.trace.schema import SHARD_KINDS, TraceDir
 from proofsearch.trace.sources import (
     Project,
     Source,
@@ -150,44 +151,35 @@ def trace_libraries(
     return outs
 
 
-#: A trace shard's file: ``<module>.<kind>``.
-_SHARD_KINDS = (".meta.json", ".steps.jsonl", ".premises.jsonl")
-
-
-def _shard_module(name: str) -> str | None:
-    return next((name[: -len(k)] for k in _SHARD_KINDS if name.endswith(k)), None)
-
-
 def held_modules(folders: Sequence[Path]) -> set[str]:
     """The modules the trace ``folders`` hold."""
-    return {
-        module
-        for folder in folders
-        for shard in (folder / "files").glob("*.meta.json")
-        if (module := _shard_module(shard.name)) is not None
-    }
+    return {module for folder in folders for module in TraceDir(folder).modules()}
 
 
 def without_modules(out: Path, held: set[str]) -> Path:
     """``out`` itself, or, when it holds some of the ``held`` modules (traced by an
     earlier run without ``--index``), a folder beside it whose ``files`` link to its
     other shards only: the index reads each module from one folder."""
-    shards = sorted((out / "files").iterdir()) if (out / "files").is_dir() else []
-    excluded = sorted({m for shard in shards if (m := _shard_module(shard.name)) in held})
+    if not (out / "files").is_dir():
+        return out
+    trace = TraceDir(out)
+    modules = trace.modules()
+    excluded = sorted(modules & held)
     if not excluded:
         return out
     digest = hashlib.sha256("\n".join(excluded).encode()).hexdigest()[:12]
     view = out.with_name(f"{out.name}.without-{digest}") / "files"
     view.mkdir(parents=True, exist_ok=True)
-    linked = {shard.name for shard in shards if _shard_module(shard.name) not in held}
+    shards = [trace.shard(m, kind) for m in sorted(modules - held) for kind in SHARD_KINDS]
+    linked = {shard.name: shard for shard in shards if shard.exists()}
     for stale in view.iterdir():
         if stale.name not in linked:
             stale.unlink(missing_ok=True)
-    for name in linked:
+    for name, shard in linked.items():
         link = view / name
         if not link.is_symlink():
             with contextlib.suppress(FileExistsError):  # another run made it meanwhile
-                link.symlink_to(out / "files" / name)
+                link.symlink_to(shard)
     return view.parent
 
 

@@ -189,6 +189,11 @@ def _read_jsonl(path: Path, model: type[_R]) -> Iterator[_R]:
                 raise TraceFormatError(f"{path}:{number}: {error}") from None
 
 
+#: The shards of one module: its steps, its premises, and its record (written last).
+ShardKind = Literal["steps", "premises", "meta"]
+SHARD_KINDS: tuple[ShardKind, ...] = ("steps", "premises", "meta")
+
+
 class TraceDir:
     """Read access to a trace folder, by module."""
 
@@ -197,9 +202,15 @@ class TraceDir:
         if not (self.root / "files").is_dir():
             raise TraceFormatError(f"{self.root}: not a trace folder (no files/ inside)")
 
-    def shard(self, module: str, kind: Literal["steps", "premises", "meta"]) -> Path:
+    def shard(self, module: str, kind: ShardKind) -> Path:
         suffix = "meta.json" if kind == "meta" else f"{kind}.jsonl"
         return self.root / "files" / f"{module}.{suffix}"
+
+    def modules(self) -> set[str]:
+        """The modules this folder has a record of, by their shards' names (nothing read)."""
+        return {
+            path.name[: -len(".meta.json")] for path in (self.root / "files").glob("*.meta.json")
+        }
 
     def project(self) -> ProjectRecord | None:
         """The project the trace was made from; ``None`` for a trace older than the record."""
