@@ -283,3 +283,62 @@ def test_scope_cache_reads_its_entry_once(tmp_path: Path, reads: int) -> None:
     scope, mask = cache.get(a.name, a.extra)
     assert scope == scope_a == Scope(corpus.table.index["Lib.A"], 100)
     assert mask is not None and mask_a is not None and np.array_equal(mask, mask_a)
+
+
+# -- learn_from: a hole of a user's project imitates every proof of the project ------
+
+PROJECT = {
+    "Lib.A": Module(steps={10: "a_tactic"}, premises={5: "a_lemma"}),
+    # A hole at line 20 of P: one proof above it, two below (one naming a lemma stated at
+    # line 40, after the hole), and a file Q that requires P.
+    "Proj.P": Module(
+        requires=["Lib.A"],
+        steps={10: "p_above", 50: "p_late_lemma", 60: "p_below"},
+        premises={40: "p_late_lemma"},
+    ),
+    "Proj.Q": Module(requires=["Proj.P"], steps={10: "q_tactic"}),
+}
+
+
+def hole(line: int, learn_from: object = ("Proj.P", "Proj.Q")) -> Theorem:
+    theorem = at("Proj.P", line)
+    if learn_from is not None:
+        theorem.extra["learn_from"] = (
+            list(learn_from) if isinstance(learn_from, tuple) else learn_from
+        )
+    return theorem
+
+
+def test_learn_from_widens_the_steps_not_the_premises(tmp_path: Path) -> None:
+    corpus = corpus_of(tmp_path, PROJECT)
+    knn = KnnGenerator(corpus)
+    assert seen(knn, hole(20, None)) == {"apply a_tactic", "apply p_above"}
+    # The proofs below the hole and in Q, but not the step naming a lemma stated after
+    # the hole: Coq would refuse it there.
+    assert seen(knn, hole(20)) == {
+        "apply a_tactic", "apply p_above", "apply p_below", "apply q_tactic"
+    }  # fmt: skip
+    # Below that lemma's statement, the step names a lemma the hole may use.
+    assert "apply p_late_lemma" in seen(knn, hole(45))
+    # Premises keep Coq's scope.
+    assert premises_seen(corpus, hole(20)) == premises_seen(corpus, hole(20, None))
+    assert "Proj.P.p_late_lemma" not in premises_seen(corpus, hole(20))
+    # A module the index does not have holds nothing to learn from.
+    assert seen(knn, hole(20, ("Proj.Gone",))) == {"apply a_tactic", "apply p_above"}
+
+
+def test_learn_from_widens_learned_proofs_with_the_same_premise_rule(tmp_path: Path) -> None:
+    knn = KnnGenerator(corpus_of(tmp_path, PROJECT))
+    knn.learn(at("Proj.Q", 30), [(STATE, "apply learned_in_q.")])
+    knn.learn(at("Proj.Q", 31), [(STATE, "apply p_late_lemma; apply learned_naming.")])
+    assert "apply learned_in_q" not in seen(knn, hole(20, None))  # P does not require Q
+    widened = seen(knn, hole(20))
+    assert "apply learned_in_q" in widened
+    assert "apply p_late_lemma; apply learned_naming" not in widened
+    assert "apply p_late_lemma; apply learned_naming" in seen(knn, hole(45))
+
+
+def test_learn_from_must_be_a_list_of_module_names(tmp_path: Path) -> None:
+    knn = KnnGenerator(corpus_of(tmp_path, PROJECT))
+    with pytest.raises(ValueError, match="field 'learn_from': expected a list of module names"):
+        knn.generate(STATE, hole(20, "Proj.P"), 10)

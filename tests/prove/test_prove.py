@@ -368,3 +368,35 @@ def test_instances_axioms_and_holes_inside_a_functor(
         ["coqc", "-R", ".", "Fun", "F.v"], cwd=folder, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+#: A hole whose only known route is the proof of a lemma further down: a tactic of the
+#: file's own (no generator offers ``crunch`` unless it learned it from that proof).
+LATER_PROOF = """Definition f (n : nat) := n + 0.
+Ltac crunch := intros; unfold f; rewrite <- plus_n_O; reflexivity.
+
+Lemma hole_first : forall n, f n = n.
+Proof. Admitted.
+
+Lemma proved_below : forall m, f m = m.
+Proof. crunch. Qed.
+"""
+
+
+@pytest.mark.parametrize("learn_from", ["project", "earlier"])
+def test_a_hole_learns_from_a_proof_below_it(tmp_path: Path, cache: Path, learn_from: str) -> None:
+    folder = tmp_path / "later"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Later\n")
+    (folder / "Later.v").write_text(LATER_PROOF)
+    args = ["--generator", "knn", "--timeout", "10", "--learn-from", learn_from, "--write"]
+    assert prove(str(folder), *args) == 0
+    text = (folder / "Later.v").read_text()
+    [theorems] = cache.glob("proofsearch/prove/*/theorems.jsonl")
+    [record] = [json.loads(line) for line in theorems.read_text().splitlines()]
+    if learn_from == "project":
+        assert record["learn_from"] == ["Later.Later"]
+        assert "Admitted" not in text and text.count("crunch.") == 2
+    else:
+        assert "learn_from" not in record
+        assert "Proof. Admitted." in text

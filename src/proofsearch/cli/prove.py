@@ -88,6 +88,12 @@ def add_parser(subparsers: Any) -> None:
         help="do not trace the installed libraries the project requires (the stdlib…); "
         "learn from the project's own trace and --index only",
     )  # fmt: skip
+    parser.add_argument(
+        "--learn-from", choices=("project", "earlier"), default="project",
+        help="which of the project's proofs a hole's search imitates: every other proof "
+        "(project, the default; their tactics only: premises stay those Coq lets the hole "
+        "use) or only the proofs above it and in the files it requires (earlier)",
+    )  # fmt: skip
     add_prover_options(parser)
     add_search_budgets(parser, "hole", default_timeout=30.0)
     add_generator_options(parser)
@@ -156,7 +162,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     step = time.perf_counter()
     indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
-    records = plan.theorem_records(trace_dir)
+    records = plan.theorem_records(trace_dir, learn_from_project=args.learn_from == "project")
     theorems_path = run_dir / "theorems.jsonl"
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

@@ -33,8 +33,14 @@ class HolePlan:
         """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
         return sorted({h.qualid for h in self.all_holes} | {s.ident for s in self.skipped})
 
-    def theorem_records(self, trace_dir: Path | None = None) -> list[dict[str, Any]]:
+    def theorem_records(
+        self, trace_dir: Path | None = None, learn_from_project: bool = False
+    ) -> list[dict[str, Any]]:
         """The theorem-file lines of the selected holes, in search order.
+
+        ``learn_from_project``: each hole may imitate every traced proof of the project
+        (field ``learn_from``, :mod:`proofsearch.generate.knn.scope`), not only those
+        above it: the user has them all.
 
         A proof may rest on another ``Admitted`` lemma (it is an axiom to ``Print
         Assumptions``): allowed here so that it is found, reported, and refused by
@@ -48,6 +54,8 @@ class HolePlan:
         for hole in self.selected:
             record = hole.to_record(allowed)
             record["source_sha256"] = self.digests[hole.source.module]
+            if learn_from_project:
+                record["learn_from"] = sorted(self.graph)
             goals = admit_goals(trace_dir, hole) if hole.admits and trace_dir else None
             records += admit_records(hole, goals, record) if goals else [record]
         return records

@@ -37,6 +37,7 @@ from proofsearch.generate.knn.features import goal_features, hash_features, unty
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
 from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefixes
+from proofsearch.generate.knn.premise_uses import NAME
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
 
@@ -58,6 +59,15 @@ class _Learned:
     scopes: list[Scope | None] = field(default_factory=list)
     #: The short name of each state's theorem (for :mod:`.analogy`).
     lemmas: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Widened:
+    """A theorem's states seen only through its ``learn_from``, and whether a step's
+    named premises are all in the theorem's scope."""
+
+    outside: np.ndarray
+    in_scope: Callable[[str], bool]
 
 
 class KnnGenerator(TacticGenerator):
@@ -97,6 +107,11 @@ class KnnGenerator(TacticGenerator):
         #: either, learned states included.
         self.dropped_keys = corpus.arrays.get("states.dropped_keys", np.zeros(0, np.int64))
         self.scopes = ScopeCache(
+            corpus.table, corpus.arrays["state_module"], corpus.arrays["state_line"], steps=True
+        )
+        #: The states a theorem sees without its ``learn_from`` (:mod:`.scope`): a step
+        #: from outside them is offered only when the premises it names are in scope.
+        self.regular_scopes = ScopeCache(
             corpus.table, corpus.arrays["state_module"], corpus.arrays["state_line"]
         )
         #: Neighbours looked at per call (0: four times the tactics asked for, at least 64).
@@ -138,9 +153,33 @@ class KnnGenerator(TacticGenerator):
         wanted = self.neighbours or max(64, 4 * n)
         scores = self._scores(positions, weights / norm, mask, wanted)
         analogy = self._analogy(theorem) if self.analogies else None
-        suggestions = self._recorded(scores, wanted, goal, n, analogy)
-        suggestions += self._from_learned(keys, learned_weights, norm, scope, goal, analogy)
+        widened = self._widened(theorem, scope, mask)
+        suggestions = self._recorded(scores, wanted, goal, n, analogy, widened)
+        suggestions += self._from_learned(
+            keys, learned_weights, norm, scope, goal, analogy, widened
+        )
         return best_unique(suggestions, n)
+
+    def _widened(
+        self, theorem: Theorem, scope: Scope | None, mask: np.ndarray | None
+    ) -> _Widened | None:
+        """The states visible only through the theorem's ``learn_from``, and the test
+        their steps must pass: every premise they name is one the theorem may see (a
+        later lemma's proof may use lemmas stated after the theorem, or the theorem)."""
+        if scope is None or not scope.learn_from or mask is None:
+            return None
+        _, regular = self.regular_scopes.get(theorem.name, theorem.extra)
+        outside = mask if regular is None else mask & ~regular
+        _, premise_mask = self.premise_scopes.get(theorem.name, theorem.extra)
+        names = self._visible_names()
+
+        def in_scope(tactic: str) -> bool:
+            return all(
+                name not in names.by_suffix or names.visible(name, premise_mask)
+                for name in set(NAME.findall(tactic))
+            )
+
+        return _Widened(outside, in_scope)
 
     def _scores(
         self, positions: np.ndarray, weights: np.ndarray, mask: np.ndarray | None, wanted: int
@@ -194,6 +233,7 @@ class KnnGenerator(TacticGenerator):
         goal: ParsedGoal,
         n: int,
         analogy: Analogy | None = None,
+        widened: _Widened | None = None,
     ) -> list[Suggestion]:
         candidates = np.flatnonzero(scores >= self.min_similarity)
         if len(candidates) > wanted:
@@ -221,6 +261,8 @@ class KnnGenerator(TacticGenerator):
             tactic = tactic_text.get(tactic_id)
             if tactic is None:
                 tactic = tactic_text[tactic_id] = self.tactic_table[tactic_id]
+            if widened is not None and widened.outside[state] and not widened.in_scope(tactic):
+                continue
             if not self.adapt_names:
                 variants = [tactic]
             elif record:
@@ -335,6 +377,7 @@ class KnnGenerator(TacticGenerator):
         scope: Scope | None,
         goal: ParsedGoal,
         analogy: Analogy | None = None,
+        widened: _Widened | None = None,
     ) -> list[Suggestion]:
         if not self.learned.tactics:
             return []
@@ -347,12 +390,18 @@ class KnnGenerator(TacticGenerator):
             for state, value in self.learned.postings.get(key, ()):
                 totals[state] += weight / norm * value
         out = []
+        table = self.corpus.table
         for state, similarity in totals.items():
-            if similarity < self.min_similarity or not self._sees(
-                scope, self.learned.scopes[state]
-            ):
+            origin = self.learned.scopes[state]
+            if similarity < self.min_similarity or not table.sees(scope, origin):
                 continue
             tactic = self.learned.tactics[state]
+            if (
+                widened is not None
+                and not table.sees(scope, origin, widened=False)
+                and not widened.in_scope(tactic)
+            ):
+                continue
             variants = (
                 adapt(tactic, self.learned.names[state], goal) if self.adapt_names else [tactic]
             )
@@ -370,9 +419,6 @@ class KnnGenerator(TacticGenerator):
                         for i, p in enumerate(prefixes(variant))
                     ]
         return out
-
-    def _sees(self, scope: Scope | None, origin: Scope | None) -> bool:
-        return self.corpus.table.sees(scope, origin)
 
     def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         """Add a found proof's (goals, tactic) steps for the theorems searched later.

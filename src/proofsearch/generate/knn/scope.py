@@ -12,6 +12,13 @@ traced project) and sees the whole index.
 
 Proofs learned during a run follow the same rule by their origin: a proof of a theorem
 with no ``line`` counts as the last thing of its module.
+
+A theorem may widen what it learns from (field ``learn_from``: module names): the
+recorded proofs of those modules, later lemmas included, are visible to it as *steps*
+(tactics to imitate), never as premises. ``prove`` gives a hole its project's modules: a
+user filling holes has every other proof of the project, and a lemma's sibling proved
+further down (``setUIr`` below ``setUIl``) is the best example of its proof. The no-leak
+benchmarks do not set it.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ class Scope:
     #: sees none of the module, all of its requires, and what it teaches (a learned
     #: proof) counts as after everything.
     placed: bool = True
+    #: Modules whose recorded proofs the theorem may learn from whole (steps only).
+    learn_from: frozenset[int] = frozenset()
 
 
 #: Loaded before every file compiled without ``-noinit``: an implicit dependency.
@@ -114,10 +123,13 @@ class ModuleTable:
         """The modules ``scope`` sees whole: those required before its line."""
         return self.closure_mask(scope.module, scope.line if scope.placed else None)
 
-    def sees(self, scope: Scope | None, origin: Scope | None) -> bool:
+    def sees(self, scope: Scope | None, origin: Scope | None, widened: bool = True) -> bool:
         """May a theorem at ``scope`` see a proof learned at ``origin``? ``None``: a new
-        theorem, outside the project (it sees everything; what it teaches, everyone)."""
+        theorem, outside the project (it sees everything; what it teaches, everyone).
+        ``widened``: counting the modules it learns from whole (``learn_from``)."""
         if scope is None or origin is None:
+            return True
+        if widened and origin.module in scope.learn_from:
             return True
         if origin.module == scope.module:
             return origin.placed and scope.placed and origin.line < scope.line
@@ -151,12 +163,24 @@ class ModuleTable:
                     "(or several); give 'module' instead"
                 )
             module = found
+        learn_from = self._learn_from(theorem_name, extra.get("learn_from"))
         line = extra.get("line")
         if line is None:
-            return Scope(module, 0, placed=False)
+            return Scope(module, 0, placed=False, learn_from=learn_from)
         if not isinstance(line, int) or isinstance(line, bool) or line < 0:
             raise ScopeError(f"theorem {theorem_name}: field 'line': expected a line number")
-        return Scope(module, line)
+        return Scope(module, line, learn_from=learn_from)
+
+    def _learn_from(self, theorem_name: str, names: Any) -> frozenset[int]:
+        """The ``learn_from`` field's modules (those the index has: the others hold no
+        proof to learn from)."""
+        if names is None:
+            return frozenset()
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ScopeError(
+                f"theorem {theorem_name}: field 'learn_from': expected a list of module names"
+            )
+        return frozenset(self.index[n] for n in names if n in self.index)
 
     def visible(
         self, scope: Scope | None, module: np.ndarray, line: np.ndarray
@@ -168,15 +192,28 @@ class ModuleTable:
         mask |= (module == scope.module) & (line < scope.line)
         return mask
 
+    def visible_steps(
+        self, scope: Scope | None, module: np.ndarray, line: np.ndarray
+    ) -> np.ndarray | None:
+        """:meth:`visible`, widened by the modules the theorem learns from whole."""
+        mask = self.visible(scope, module, line)
+        if mask is None or scope is None or not scope.learn_from:
+            return mask
+        return mask | np.isin(module, np.fromiter(scope.learn_from, dtype=np.int64))
+
 
 class ScopeCache:
     """Visibility masks of one kind of entry, kept for the theorem last asked about
     (a search asks about the same theorem many times in a row)."""
 
-    def __init__(self, table: ModuleTable, module: np.ndarray, line: np.ndarray) -> None:
+    def __init__(
+        self, table: ModuleTable, module: np.ndarray, line: np.ndarray, steps: bool = False
+    ) -> None:
         self.table = table
         self.module = module
         self.line = line
+        #: Entries are proof steps: the theorem's ``learn_from`` widens what it sees.
+        self.steps = steps
         self._last: tuple[object, Scope | None, np.ndarray | None] | None = None
 
     def get(
@@ -185,11 +222,13 @@ class ScopeCache:
         key = (
             theorem_name,
             tuple(sorted((k, str(extra.get(k))) for k in ("module", "file", "line"))),
+            str(extra.get("learn_from")) if self.steps else "",
         )
         last = self._last  # read once: a concurrent caller may replace it meanwhile
         if last is not None and last[0] == key:
             return last[1], last[2]
         scope = self.table.scope(theorem_name, extra)
-        mask = self.table.visible(scope, self.module, self.line)
+        visible = self.table.visible_steps if self.steps else self.table.visible
+        mask = visible(scope, self.module, self.line)
         self._last = (key, scope, mask)
         return scope, mask
