@@ -91,19 +91,22 @@ def test_unreadable_file(tmp_path: Path) -> None:
 
 
 def test_the_fields_the_recheck_reads_are_typed(tmp_path: Path) -> None:
-    """``any_axiom`` relaxes the re-check, ``functor_parameters`` moves it in place: a
-    mistyped one is refused with its field named, never read as something else."""
+    """``any_axiom`` relaxes the re-check, ``functor_parameters`` moves it in place,
+    ``learn_from`` widens what knn imitates: a mistyped one is refused with its field
+    named, never read as something else."""
     path = tmp_path / "t.jsonl"
     lines = [
         {"name": "a", "statement": "Lemma a : True.", "any_axiom": "yes"},
         {"name": "b", "statement": "Lemma b : True.", "functor_parameters": "A"},
         {"name": "c", "statement": "Lemma c : True.", "allowed_axioms": ["x"], "any_axiom": True},
+        {"name": "d", "statement": "Lemma d : True.", "learn_from": "Proj.P"},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     loaded = load_theorems(path)
     assert [(i.line, i.field) for i in loaded.invalid] == [
         (1, "any_axiom"),
         (2, "functor_parameters"),
+        (4, "learn_from"),
     ]
     (theorem,) = loaded.theorems
     assert theorem.extra == {"allowed_axioms": ["x"], "any_axiom": True}

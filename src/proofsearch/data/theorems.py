@@ -26,13 +26,15 @@ class TheoremLine(BaseModel):
     name: str = Field(min_length=1)
     statement: str = Field(min_length=1)
     header: str = ""
-    # Optional fields the re-check reads (kept in the theorem's ``extra``): typed here so
-    # that a mistyped one is refused with its field named, not misread later.
+    # Optional fields the re-check (and knn's scope: ``learn_from``) reads, kept in the
+    # theorem's ``extra``: typed here so that a mistyped one is refused with its field
+    # named, before any work, not misread later.
     allowed_axioms: list[str] | None = None
     any_axiom: bool | None = None
     footer: str | None = None
     qualid: str | None = None
     functor_parameters: list[str] | None = None
+    learn_from: list[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -44,7 +46,9 @@ class TheoremLine(BaseModel):
 
 
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
-CHECKED_FIELDS = ("allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters")
+CHECKED_FIELDS = (
+    "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "learn_from",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
