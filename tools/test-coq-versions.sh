@@ -10,8 +10,9 @@
 # loopback-only network namespace (Ray stays on the machine, every process dies with
 # the namespace):
 #   1. pytest on the Coq-facing tests (backend, soundness, checker, CLI search/check,
-#      resume, the demo, stdlib tools, the CoqHammer baselines, the tracer's runs, and
-#      the Ray SIGKILL + --resume test);
+#      resume, the demo, stdlib tools, the CoqHammer baselines, the tracer's runs,
+#      `prove` on projects, the library extractor and ssreflect, and the Ray SIGKILL +
+#      --resume test);
 #   2. the demo as `make demo` runs it (2 Ray workers), then `proofsearch check`.
 # It prints one line per release and exits 1 if any test failed or the demo check did.
 #
@@ -27,12 +28,15 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 LOGS=${CACHE}/logs
 TESTS=(
     tests/coq tests/cli tests/bench/test_coq_stdlib.py tests/bench/test_stdlib_index.py
-    tests/bench/test_baselines.py tests/trace/test_trace_runs.py
+    tests/bench/test_baselines.py tests/trace/test_trace_runs.py tests/prove tests/libs
     "tests/distributed/test_cli_ray.py::test_sigkill_then_resume_every_theorem_exactly_once"
 )
 # Debian packages of each root: Coq (sid splits the stdlib out), CoqHammer and its provers
-# (the baselines), Python. --no-install-recommends keeps the roots small.
+# (the baselines), Python; on trixie also math-comp's ssreflect for tests/libs (sid's
+# math-comp 2.6 cannot be installed while its elpi dependency is missing there: those
+# tests skip with their reason). --no-install-recommends keeps the roots small.
 PACKAGES="coq libcoq-hammer eprover z3 cvc4 python3 python3-venv ca-certificates"
+EXTRA_trixie="libcoq-mathcomp-ssreflect"
 EXTRA_sid="libcoq-stdlib"
 
 if [ "$(id -u)" != 0 ]; then
@@ -85,14 +89,16 @@ build_root() {
         fi
         remove_root "$root.tmp"
         remove_root "$root"
+        # Each step only after the one before succeeded (errexit does not apply inside
+        # an || list): a root whose packages failed to install is never marked built.
         {
-            debootstrap --variant=minbase "$release" "$root.tmp" "$MIRROR"
-            # sid's Release file is often past its Valid-Until date on mirrors.
-            in_root "$root.tmp" apt-get -o Acquire::Check-Valid-Until=false update -qq
-            # shellcheck disable=SC2086
-            in_root "$root.tmp" apt-get install -y -qq --no-install-recommends \
-                $PACKAGES ${!extra_var:-}
-            in_root "$root.tmp" apt-get clean
+            debootstrap --variant=minbase "$release" "$root.tmp" "$MIRROR" &&
+                # sid's Release file is often past its Valid-Until date on mirrors.
+                in_root "$root.tmp" apt-get -o Acquire::Check-Valid-Until=false update -qq &&
+                # shellcheck disable=SC2086
+                in_root "$root.tmp" apt-get install -y -qq --no-install-recommends \
+                    $PACKAGES ${!extra_var:-} &&
+                in_root "$root.tmp" apt-get clean
         } >>"$log" 2>&1 || { echo "building the $release root failed; see $log" >&2; return 1; }
         echo "$system" >"$root.tmp/.proofsearch-root"
         mv "$root.tmp" "$root"
@@ -104,12 +110,12 @@ build_root() {
         {
             # pip inside the root trusts what the host trusts (a proxy's CA, for one).
             cp "${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}" \
-                "$root/etc/ssl/certs/proofsearch-host-ca.crt"
-            requirements >"$root/opt/requirements.txt"
-            rm -rf "$root/opt/venv"
-            in_root "$root" python3 -m venv /opt/venv
-            in_root "$root" /opt/venv/bin/pip install -q --no-cache-dir \
-                --cert /etc/ssl/certs/proofsearch-host-ca.crt -r /opt/requirements.txt
+                "$root/etc/ssl/certs/proofsearch-host-ca.crt" &&
+                requirements >"$root/opt/requirements.txt" &&
+                rm -rf "$root/opt/venv" &&
+                in_root "$root" python3 -m venv /opt/venv &&
+                in_root "$root" /opt/venv/bin/pip install -q --no-cache-dir \
+                    --cert /etc/ssl/certs/proofsearch-host-ca.crt -r /opt/requirements.txt
         } >>"$log" 2>&1 || { echo "installing in the $release root failed; see $log" >&2; return 1; }
         echo "$venv" >"$root/opt/venv/.proofsearch-venv"
     fi

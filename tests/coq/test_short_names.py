@@ -9,6 +9,7 @@ from proofsearch.env.coq.short_names import (
     qualified_names,
     rename,
     shorten_proof,
+    spellings,
 )
 from proofsearch.env.coq.version import binary_version
 
@@ -48,6 +49,9 @@ def test_names_found_and_replaced_whole() -> None:
     tactics = ["apply Coq.Init.Logic.eq_sym", "apply Coq.Init.Logic.eq_sym_involutive"]
     assert rename(tactics, names) == ("apply eq_sym", "apply Coq.Init.Logic.eq_sym_involutive")
     assert rename(["apply A.Coq.Init.Logic.eq_sym"], names) == ("apply A.Coq.Init.Logic.eq_sym",)
+    coq_8_path = "Coq.Init.Logic.eq_sym"
+    assert spellings(coq_8_path) == [coq_8_path, "Stdlib.Init.Logic.eq_sym"]
+    assert spellings("RegLang.misc.card_leq_inj") == ["RegLang.misc.card_leq_inj"]
 
 
 @pytest.mark.parametrize(
@@ -66,6 +70,15 @@ def test_names_found_and_replaced_whole() -> None:
             [f"apply {STDLIB}.Arith.PeanoNat.Nat.add_comm"],
             ["apply PeanoNat.Nat.add_comm"],
             id="required-only",
+        ),
+        pytest.param(
+            ARITH,
+            "Lemma t (n m : nat) : n + m = m + n.",
+            # Coq 8's path: Rocq 9 runs it (a warning: replaced by Stdlib.…), and its
+            # Locate finds no object of that suffix; the Stdlib spelling is asked too.
+            ["apply Coq.Arith.PeanoNat.Nat.add_comm"],
+            ["apply Nat.add_comm"],
+            id="coq-8-path",
         ),
         pytest.param(
             "Section S.\n  Variable k : nat.",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from proofsearch.env.coq.version import binary_version
 from proofsearch.project.config import load_project
 from proofsearch.project.libraries import (
     _closure,
@@ -19,17 +20,20 @@ from proofsearch.project.libraries import (
 from proofsearch.trace.deps import requires
 from tests.prove.project import write_project
 
+STDLIB = binary_version("coqc").stdlib_prefix
+
 
 def test_the_stdlib_modules_a_project_requires(tmp_path: Path) -> None:
     project = load_project([write_project(tmp_path)])
     wanted = required_library_modules(project)
-    assert wanted == {"Coq": {"Coq.Arith.Arith", "Coq.micromega.Lia", "Coq.Strings.String"}}
-    stdlib = library_project("Coq")
+    p = STDLIB  # the stdlib's logical prefix: Coq, or Stdlib from Rocq 9 on
+    assert wanted == {p: {f"{p}.Arith.Arith", f"{p}.micromega.Lia", f"{p}.Strings.String"}}
+    stdlib = library_project(p)
     assert stdlib is not None
     graph = requires(stdlib)
-    closure = _closure(graph, wanted["Coq"])
-    assert {"Coq.Arith.PeanoNat", "Coq.micromega.Lia", "Coq.Strings.Ascii"} <= closure
-    assert "Coq.Reals.Rdefinitions" not in closure  # only what is required, not everything
+    closure = _closure(graph, wanted[p])
+    assert {f"{p}.Arith.PeanoNat", f"{p}.micromega.Lia", f"{p}.Strings.Ascii"} <= closure
+    assert f"{p}.Reals.Rdefinitions" not in closure  # only what is required, not everything
     assert len(closure) < len(stdlib.sources)
 
 

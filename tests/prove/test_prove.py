@@ -400,3 +400,25 @@ def test_a_hole_learns_from_a_proof_below_it(tmp_path: Path, cache: Path, learn_
     else:
         assert "learn_from" not in record
         assert "Proof. Admitted." in text
+
+
+@pytest.mark.ray
+def test_a_hole_learns_from_a_proof_below_it_on_ray_generator_actors(tmp_path: Path) -> None:
+    """The same hole on two Ray workers that ask one shared generator actor: the theorem's
+    ``learn_from`` must reach the actor's knn, which holds the index, not only the
+    workers."""
+    folder = tmp_path / "later"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Later\n")
+    (folder / "Later.v").write_text(LATER_PROOF)
+    done = subprocess.run(
+        [sys.executable, "-m", "proofsearch.cli", "prove", str(folder), "--workers", "2",
+         "--generator-actors", "1", "--no-library-trace", "--generator", "knn",
+         "--timeout", "10", "--write"],
+        cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "learned by every generator actor" in done.stderr
+    text = (folder / "Later.v").read_text()
+    assert "Admitted" not in text and text.count("crunch.") == 2, done.stderr

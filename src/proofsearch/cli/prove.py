@@ -268,11 +268,7 @@ def _search(
         except StartupFailed as exc:
             raise Stop(str(exc), EXIT_FAILURES) from None
         if args.workers >= 2 and not args.quiet:
-            print_notice(
-                console,
-                f"{args.workers} Ray workers: a proof found is learned by the worker that "
-                "found it, for the holes it searches next (not by the other workers)",
-            )
+            print_notice(console, _learning_notice(args.workers, args.generator_actors))
     with store:
         watch = StartupWatch(store, "coq", len(todo))
         display = ProgressDisplay(len(todo), console, bool(todo) and not args.quiet)
@@ -350,3 +346,17 @@ def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
                 "compile with the project's loadpath (_CoqProject -R/-Q or --coq-arg)",
                 EXIT_FAILURES,
             )
+
+
+def _learning_notice(workers: int, generator_actors: int) -> str:
+    """Who learns a proof found on Ray: with shared generator actors every worker's next
+    holes get it (the actors hold the index); without, only the worker that found it."""
+    if generator_actors > 0:
+        return (
+            f"{workers} Ray workers, {generator_actors} generator actor(s): a proof found "
+            "is learned by every generator actor, for every worker's next holes"
+        )
+    return (
+        f"{workers} Ray workers: a proof found is learned by the worker that found it, "
+        "for the holes it searches next (not by the other workers)"
+    )

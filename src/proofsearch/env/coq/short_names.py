@@ -99,14 +99,32 @@ def shorter_names(
     """Ask Coq, after ``header``, the shortest name of each of ``names``."""
     if not names:
         return {}
-    queries = f"Locate {MARKER}.\n" + "".join(f"Locate {n}.\nLocate {MARKER}.\n" for n in names)
+    asked = [variant for n in names for variant in spellings(n)]
+    queries = f"Locate {MARKER}.\n" + "".join(f"Locate {n}.\nLocate {MARKER}.\n" for n in asked)
     source = f"{header.rstrip()}\nSet Printing Width 100000.\n{queries}{footer.strip()}\n"
     compiled = compile_source(
         source, _MODULE, coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit
     )
     if compiled is None or compiled.returncode != 0:
         return {}
-    return parse_shorter(compiled.stdout, names)
+    found = parse_shorter(compiled.stdout, asked)
+    out: dict[str, str] = {}
+    for name in names:
+        short = next((found[v] for v in spellings(name) if v in found), None)
+        if short is not None and short != name:
+            out[name] = short
+    return out
+
+
+def spellings(name: str) -> list[str]:
+    """The spellings ``Locate`` is asked for ``name``: itself, and for a ``Coq.…`` path
+    also ``Stdlib.…``. Rocq 9 still accepts ``Coq.Arith.PeanoNat.Nat.add_comm`` in a
+    tactic (with a warning that it was replaced by ``Stdlib.…``), so a generator trained
+    on Coq 8 proofs writes such names, but ``Locate`` finds no object of that suffix; on
+    Coq 8 the ``Stdlib`` spelling finds nothing and the first answers."""
+    if name.startswith("Coq."):
+        return [name, "Stdlib." + name[len("Coq.") :]]
+    return [name]
 
 
 def shorten_proof(
