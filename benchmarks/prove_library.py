@@ -65,8 +65,13 @@ SEED = 17
 #: Holes drawn by default (issue 17 asks for at least 100).
 SAMPLE = 100
 DEFAULT_PACKAGE = "libcoq-stdpp"
-#: Where Debian packages put a Coq library's files (``user-contrib/NAME``).
-USER_CONTRIB = ("usr/lib/ocaml/coq/user-contrib", "usr/lib/coq/user-contrib")
+#: Where Debian packages put a Coq library's files (``user-contrib/NAME``), as globs:
+#: Debian 12's two layouts, and Debian 13's (``usr/lib/x86_64-linux-gnu/ocaml/5.3.0/coq/…``).
+USER_CONTRIB = (
+    "usr/lib/ocaml/coq/user-contrib",
+    "usr/lib/coq/user-contrib",
+    "usr/lib/*/ocaml/*/coq/user-contrib",
+)
 
 #: Why an extracted lemma is not drawn (besides the stdlib extractor's own reasons).
 INELIGIBLE: dict[str, str] = {
@@ -145,12 +150,21 @@ def fetch_sources(package: str, workdir: Path) -> tuple[Path, str]:
     for compiled in unpacked.rglob("*"):
         if compiled.suffix in (".vo", ".vos", ".vok", ".glob", ".cmxs"):
             compiled.unlink()
-    for contrib in USER_CONTRIB:
-        folders = [p for p in (unpacked / contrib).glob("*") if p.is_dir()]
+    found = unpacked_library(unpacked)
+    if found is None:
+        raise SystemExit(f"error: {archive}: no single library folder under {USER_CONTRIB}")
+    return found
+
+
+def unpacked_library(unpacked: Path) -> tuple[Path, str] | None:
+    """The library's folder and logical name in an unpacked package, under whichever
+    of :data:`USER_CONTRIB` the Debian release uses."""
+    for contrib in (found for pattern in USER_CONTRIB for found in sorted(unpacked.glob(pattern))):
+        folders = [p for p in contrib.glob("*") if p.is_dir()]
         if len(folders) == 1:
             library = library_folder(folders[0])
-            return library, ".".join(library.relative_to(unpacked / contrib).parts)
-    raise SystemExit(f"error: {archive}: no single library folder under {USER_CONTRIB}")
+            return library, ".".join(library.relative_to(contrib).parts)
+    return None
 
 
 def library_folder(top: Path) -> Path:

@@ -403,3 +403,22 @@ def test_a_library_inside_a_shared_folder(
     seen = prove_library.library_visible(package, "mathcomp.finmap", "finmap")
     assert seen == [f"{tmp_path / 'contrib' / 'mathcomp' / 'finmap'} exists"]
     assert prove_library.library_visible(package, "mathcomp.nothing_here", "x") == []
+
+
+@pytest.mark.parametrize(
+    "contrib",
+    [
+        "usr/lib/ocaml/coq/user-contrib",  # Debian 12
+        "usr/lib/x86_64-linux-gnu/ocaml/5.3.0/coq/user-contrib",  # Debian 13
+    ],
+)
+def test_the_library_folder_of_an_unpacked_package(
+    prove_library: ModuleType, tmp_path: Path, contrib: str
+) -> None:
+    """Debian 13 puts a library under an architecture and OCaml version folder; the
+    sources are found there as under Debian 12's layout."""
+    shared = tmp_path / contrib / "mathcomp"
+    (shared / "finmap").mkdir(parents=True)
+    (shared / "finmap" / "finmap.v").write_text("Lemma x : True. Proof. exact I. Qed.\n")
+    assert prove_library.unpacked_library(tmp_path) == (shared / "finmap", "mathcomp.finmap")
+    assert prove_library.unpacked_library(tmp_path / "usr" / "share") is None
