@@ -17,7 +17,8 @@ from proofsearch.project.libraries import (
     trace_libraries,
     without_modules,
 )
-from proofsearch.trace.deps import requires
+from proofsearch.trace.deps import order, requires
+from proofsearch.trace.sources import theories_prefix
 from tests.prove.project import write_project
 
 STDLIB = binary_version("coqc").stdlib_prefix
@@ -35,6 +36,32 @@ def test_the_stdlib_modules_a_project_requires(tmp_path: Path) -> None:
     assert {f"{p}.Arith.PeanoNat", f"{p}.micromega.Lia", f"{p}.Strings.Ascii"} <= closure
     assert f"{p}.Reals.Rdefinitions" not in closure  # only what is required, not everything
     assert len(closure) < len(stdlib.sources)
+
+
+def test_the_stdlib_modules_a_project_requires_have_an_order(tmp_path: Path) -> None:
+    """The closure the library trace runs in dependency order. On Rocq 9 it had a cycle
+    (``Stdlib.Init.Byte`` read as requiring ``Stdlib.Strings.Byte``: ``theories`` was
+    mapped as ``Coq``, so its ``From Corelib Require Export Byte`` found the wrong file)."""
+    project = load_project([write_project(tmp_path)])  # requires Arith Lia String
+    p = STDLIB
+    stdlib = library_project(p)
+    assert stdlib is not None
+    graph = requires(stdlib)
+    closure = _closure(graph, required_library_modules(project)[p])
+    ordered = order({module: graph[module] for module in closure})
+    assert ordered.index(f"{p}.Init.Byte") < ordered.index(f"{p}.Strings.Byte")
+    assert ordered.index(f"{p}.Strings.Byte") < ordered.index(f"{p}.Strings.String")
+
+
+@pytest.mark.parametrize(
+    ("folders", "prefix"),
+    [(["Init", "Arith", "Reals"], "Coq"), (["Init", "Lists", "ssr"], "Corelib")],
+    ids=["coq-8", "rocq-9"],
+)
+def test_what_theories_is_bound_to(tmp_path: Path, folders: list[str], prefix: str) -> None:
+    for folder in folders:
+        (tmp_path / "theories" / folder).mkdir(parents=True)
+    assert theories_prefix(tmp_path) == prefix
 
 
 def test_a_library_without_sources_is_left_out() -> None:

@@ -187,6 +187,27 @@ def test_stdlib_selection(tmp_path: Path) -> None:
     assert steps and steps[0].goals[0].conclusion == "forall n : nat, n = n + 0"
 
 
+@pytest.mark.skipif(
+    shutil.which("coqc") is None or binary_version("coqc").major < 9,
+    reason="Rocq 9's stdlib layout (user-contrib/Stdlib; theories is the prelude's Corelib)",
+)
+def test_stdlib_selection_on_rocq_9(tmp_path: Path) -> None:
+    """``--coq-stdlib`` on Rocq 9 traces the Stdlib under ``Stdlib.`` (it traced
+    ``theories``, the prelude alone, under ``Coq.``), and ``Init/Byte.v`` (``From
+    Corelib Require Export Byte``) requires Corelib's, not ``Strings/Byte.v``."""
+    project = stdlib_project()
+    project.select(["Stdlib.Init.Byte", "Arith/PeanoNat.v"])
+    assert [s.module for s in project.sources] == ["Stdlib.Arith.PeanoNat", "Stdlib.Init.Byte"]
+    out = tmp_path / "out"
+    args = ["trace", "--coq-stdlib", "--only", "Stdlib.Init.Byte", "--only", "Arith/PeanoNat.v"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+    trace = TraceDir(out)
+    records = {record.module: record for record in trace.files()}
+    assert records["Stdlib.Init.Byte"].requires == ["Corelib.Init.Byte"]
+    premises = {p.name for p in trace.premises("Stdlib.Arith.PeanoNat")}
+    assert "Stdlib.Arith.PeanoNat.Nat.add_comm" in premises
+
+
 def test_a_command_that_makes_two_states_inside_a_proof(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

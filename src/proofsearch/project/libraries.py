@@ -31,6 +31,7 @@ from proofsearch.trace.sources import (
     installed_mappings,
     module_of,
     stdlib_project,
+    theories_prefix,
 )
 
 
@@ -47,7 +48,7 @@ def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, 
     installed = installed_mappings(coq_where(coqc))
     args = list(project.args)
     for folder, prefix in installed:  # as coqc maps them: user-contrib with -Q
-        args += ["-R" if prefix == "Coq" else "-Q", str(folder), prefix]
+        args += ["-R" if prefix in ("Coq", "Corelib") else "-Q", str(folder), prefix]
     files = [str(source.path) for source in project.sources]
     found: dict[str, set[str]] = {}
     for start in range(0, len(files), 200):
@@ -128,7 +129,8 @@ def trace_libraries(
     """
     outs: list[Path] = []
     wanted = required_library_modules(project, coqc)
-    wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
+    if theories_prefix(coq_where(coqc)) == "Coq":  # Rocq 9's prelude (Corelib) is not traced
+        wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
     held = held_modules(given)
     for prefix, roots in sorted(wanted.items()):
         library = library_project(prefix, coqc)

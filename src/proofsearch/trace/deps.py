@@ -23,6 +23,7 @@ from proofsearch.trace.sources import (
     coq_where,
     installed_mappings,
     module_of,
+    root_prefix,
 )
 
 
@@ -35,7 +36,7 @@ def installed_args(project: Project, coqlib: Path) -> list[str]:
     for folder, prefix in installed_mappings(coqlib):
         if prefix in own or not folder.is_dir() or folder.resolve() == project.root.resolve():
             continue
-        found += ["-R" if prefix == "Coq" else "-Q", str(folder), prefix]
+        found += ["-R" if prefix in ("Coq", "Corelib") else "-Q", str(folder), prefix]
     return found
 
 
@@ -50,8 +51,11 @@ def requires(
     graph: dict[str, list[str]] = {source.module: [] for source in project.sources}
     by_path = {source.path.resolve(): source.module for source in project.sources}
     args = list(project.args)
-    if not project.compile:  # the installed library: map its folder as coqc does
-        args = ["-R", str(project.root), "Coq", *args]
+    prefix = root_prefix(project)
+    if not project.compile and not args and prefix is not None:
+        # the installed standard library (no arguments of its own): its folder as coqc
+        # maps it (Coq 8's theories as Coq, Rocq 9's user-contrib/Stdlib as Stdlib)
+        args = ["-R", str(project.root), prefix]
     args = [*installed_args(project, coqlib or coq_where()), *args]
     for start in range(0, len(files), 200):
         chunk = files[start : start + 200]

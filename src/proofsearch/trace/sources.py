@@ -3,7 +3,9 @@
 Three kinds of input, one result (:class:`Project`):
 
 - the installed standard library (``$(coqc -where)/theories``, logical prefix ``Coq``;
-  the files of ``Init/`` are compiled with ``-noinit``, as Coq's own build does);
+  the files of ``Init/`` are compiled with ``-noinit``, as Coq's own build does; from
+  Rocq 9 on ``$(coqc -where)/user-contrib/Stdlib``, prefix ``Stdlib``, while
+  ``theories`` holds the prelude's ``Corelib``);
 - a folder with a ``_CoqProject`` (``-R``/``-Q``/``-I`` and ``-arg`` respected; the
   ``.v`` files it lists, or every ``.v`` under its ``-R``/``-Q`` folders);
 - ``.v`` files with ``--coq-arg`` arguments.
@@ -94,9 +96,20 @@ def coq_where(coqc: str = "coqc") -> Path:
     return Path(where.stdout.strip())
 
 
+def theories_prefix(coqlib: Path) -> str:
+    """The logical name Coq binds ``$(coqc -where)/theories`` to: ``Coq`` (8.x, the whole
+    standard library) or ``Corelib`` (Rocq 9, the prelude alone). Read off the layout,
+    since the folder is all the callers have: Coq 8's ``theories`` always holds
+    ``Arith``, which Rocq 9 moved to ``user-contrib/Stdlib``."""
+    theories = coqlib / "theories"
+    if not (theories / "Arith").is_dir() and (theories / "Init").is_dir():
+        return "Corelib"
+    return "Coq"
+
+
 def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
     """The installed library and user-contrib packages, as Coq maps them."""
-    mappings = [(coqlib / "theories", "Coq")]
+    mappings = [(coqlib / "theories", theories_prefix(coqlib))]
     contrib = coqlib / "user-contrib"
     if contrib.is_dir():
         mappings += [(entry, entry.name) for entry in sorted(contrib.iterdir()) if entry.is_dir()]
@@ -104,16 +117,27 @@ def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
 
 
 def stdlib_project(coqc: str = "coqc") -> Project:
+    """The standard library: ``theories`` as ``Coq`` (8.x), or ``user-contrib/Stdlib``
+    as ``Stdlib`` (Rocq 9; tracing ``theories`` there would trace the prelude alone)."""
     coqlib = coq_where(coqc)
-    root = coqlib / "theories"
+    rocq = theories_prefix(coqlib) == "Corelib"
+    root = coqlib / "user-contrib" / "Stdlib" if rocq else coqlib / "theories"
+    prefix = "Stdlib" if rocq else "Coq"
     if not root.is_dir():
         raise SourceError(f"{root}: no installed standard library sources there")
     project = Project("coq-stdlib", root, [], installed_mappings(coqlib), compile=False)
     for path in sorted(root.rglob("*.v")):
         file = path.relative_to(root).as_posix()
-        extra = ("-noinit",) if file.startswith("Init/") else ()
-        project.sources.append(Source(path, file, f"Coq.{file[:-2].replace('/', '.')}", extra))
+        extra = ("-noinit",) if file.startswith("Init/") and not rocq else ()
+        module = f"{prefix}.{file[:-2].replace('/', '.')}"
+        project.sources.append(Source(path, file, module, extra))
     return project
+
+
+def root_prefix(project: Project) -> str | None:
+    """The logical name the project's root folder is mapped to, if any."""
+    root = project.root.resolve()
+    return next((p for folder, p in project.mappings if folder.resolve() == root), None)
 
 
 def _parse_loadpath(
