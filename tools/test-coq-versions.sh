@@ -10,7 +10,7 @@
 # loopback-only network namespace (Ray stays on the machine, every process dies with
 # the namespace):
 #   1. pytest on the Coq-facing tests (backend, soundness, checker, CLI search/check,
-#      resume, the demo, stdlib tools, the CoqHammer baselines, the tracer's runs,
+#      resume, the demo, stdlib tools, the CoqHammer baselines, the tracer,
 #      `prove` on projects, the library extractor and ssreflect, and the Ray SIGKILL +
 #      --resume test);
 #   2. the demo as `make demo` runs it (2 Ray workers), then `proofsearch check`.
@@ -28,7 +28,7 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 LOGS=${CACHE}/logs
 TESTS=(
     tests/coq tests/cli tests/bench/test_coq_stdlib.py tests/bench/test_stdlib_index.py
-    tests/bench/test_baselines.py tests/trace/test_trace_runs.py tests/prove tests/libs
+    tests/bench/test_baselines.py tests/trace tests/prove tests/libs
     "tests/distributed/test_cli_ray.py::test_sigkill_then_resume_every_theorem_exactly_once"
 )
 # Debian packages of each root: Coq (sid splits the stdlib out), CoqHammer and its provers
