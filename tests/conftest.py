@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+
+from proofsearch.env.coq.version import find_idetop
 
 #: prctl(2) option: orphaned descendants are re-parented to this process, not to init.
 PR_SET_CHILD_SUBREAPER = 36
@@ -28,6 +31,9 @@ _become_subreaper()
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 DEMO = ROOT / "benchmarks" / "coq" / "demo.jsonl"
+#: Whether a coqidetop is installed: 8.x's ``coqidetop.opt`` or Rocq 9's ``coqidetop``
+#: (a test that looked for ``coqidetop.opt`` alone skipped on Rocq 9 without saying why).
+COQ_INSTALLED = shutil.which(find_idetop("coqidetop.opt")) is not None
 
 
 def descendants(name_part: str) -> list[psutil.Process]:

@@ -6,7 +6,6 @@ Real Coq and CoqHammer, on the three-file project of the trace tests.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,11 @@ import pytest
 from proofsearch.cli import main
 from proofsearch.env.coq.version import hammer_installed
 from proofsearch.generate.hammer import HAMMER_TACTICS_IMPORT, PLAIN
+from tests.conftest import COQ_INSTALLED
 from tests.trace.project import write_project
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("coqidetop.opt") is None or not hammer_installed(),
+    not COQ_INSTALLED or not hammer_installed(),
     reason="Coq (coqidetop.opt) or CoqHammer (Debian libcoq-hammer) is not installed",
 )
 

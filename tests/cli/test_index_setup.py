@@ -18,10 +18,11 @@ import pytest
 from proofsearch.cli import main
 from proofsearch.cli.traces import recorded_coq_args
 from proofsearch.trace.schema import PROJECT_FILE, TraceDir
+from tests.conftest import COQ_INSTALLED
 from tests.trace.project import write_project
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("coqidetop.opt") is None, reason="Coq (coqidetop.opt) is not installed"
+    not COQ_INSTALLED, reason="Coq (coqidetop.opt, or Rocq 9's coqidetop) is not installed"
 )
 
 HEADER = "Require Import Lib.A."

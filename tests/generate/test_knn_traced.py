@@ -5,11 +5,11 @@ and a search that reuses a recorded proof with its names adapted."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.conftest import COQ_INSTALLED
 
 from proofsearch.env.registry import make_prover
 from proofsearch.generate.knn.corpus import load_corpus
@@ -22,7 +22,7 @@ from proofsearch.theorem import Theorem
 from proofsearch.trace.schema import TraceDir
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("coqidetop.opt") is None, reason="Coq is not installed"),
+    pytest.mark.skipif(not COQ_INSTALLED, reason="Coq is not installed"),
     pytest.mark.skipif(
         importlib.util.find_spec("proofsearch.trace.runner") is None,
         reason="proofsearch trace is not part of this checkout",

@@ -6,7 +6,6 @@ knn's scope (real Coq for the last two)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from proofsearch.generate.knn.generator import KnnGenerator
 from proofsearch.theorem import Theorem
 from proofsearch.trace.require_lines import require_lines
 from proofsearch.trace.schema import TraceDir
+from tests.conftest import COQ_INSTALLED
 
 from .project import write_project
 
@@ -51,7 +51,7 @@ Definition s := "Require Import Baz.".
 
 
 coq = pytest.mark.skipif(
-    shutil.which("coqidetop.opt") is None, reason="Coq (coqidetop.opt) is not installed"
+    not COQ_INSTALLED, reason="Coq (coqidetop.opt, or Rocq 9's coqidetop) is not installed"
 )
 
 LATE = {

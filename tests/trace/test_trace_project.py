@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,11 +9,12 @@ import pytest
 from proofsearch.cli import main
 from proofsearch.trace.runner import coq_version
 from proofsearch.trace.schema import TraceDir
+from tests.conftest import COQ_INSTALLED
 
 from .project import write_project
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("coqidetop.opt") is None, reason="Coq (coqidetop.opt) is not installed"
+    not COQ_INSTALLED, reason="Coq (coqidetop.opt, or Rocq 9's coqidetop) is not installed"
 )
 
 
