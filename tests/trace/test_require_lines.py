@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.env.coq.version import binary_version
 from proofsearch.generate.knn.corpus import build_corpus
 from proofsearch.generate.knn.generator import KnnGenerator
 from proofsearch.theorem import Theorem
@@ -48,7 +49,17 @@ Definition s := "Require Import Baz.".
         "Coq.Lists.List": 0
     }
     assert require_lines("unterminated (* comment", ["A.B"]) == {"A.B": 0}
+    # Rocq 9 names the stdlib's modules Stdlib.… and still loads them by their Coq 8
+    # spellings (deprecated): the same text, resolved there, gets the same lines.
+    rocq = [m.replace("Coq.", "Stdlib.") for m in requires]
+    assert list(require_lines(text, rocq).values()) == [2, 4, 4, 6, 8]
+    assert require_lines("From Mine Require Import List.\n", ["Stdlib.Lists.List"]) == {
+        "Stdlib.Lists.List": 0
+    }
 
+
+#: ``From Coq Require Import Lists.List`` as the running Coq resolves it (Stdlib.… on Rocq 9).
+LIST = f"{binary_version('coqc').stdlib_prefix}.Lists.List" if COQ_INSTALLED else ""
 
 coq = pytest.mark.skipif(
     not COQ_INSTALLED, reason="Coq (coqidetop.opt, or Rocq 9's coqidetop) is not installed"
@@ -83,8 +94,8 @@ def test_a_traced_file_records_its_require_lines_and_knn_honours_them(tmp_path: 
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     records = {r.module: r for r in TraceDir(out).files()}
     # The installed stdlib's modules are requires too (coqdep omits them by default).
-    assert records["Lib.B"].requires == ["Coq.Lists.List", "Lib.A"]
-    assert records["Lib.B"].require_lines == {"Lib.A": 4, "Coq.Lists.List": 5}
+    assert records["Lib.B"].requires == sorted([LIST, "Lib.A"])
+    assert records["Lib.B"].require_lines == {"Lib.A": 4, LIST: 5}
     assert records["Lib.A"].require_lines == {}
     knn = KnnGenerator(build_corpus(out))
     assert _markers(knn, 1) == set()
@@ -109,8 +120,8 @@ def test_an_older_shard_gets_its_requires_and_lines_without_a_new_trace(tmp_path
     assert main(["trace", str(root), "--out", str(out), "--no-progress", "--jobs", "1"]) == 0
     assert steps.stat().st_mtime_ns == before  # not traced again
     upgraded = json.loads(meta.read_text())
-    assert upgraded["require_lines"] == {"Lib.A": 4, "Coq.Lists.List": 5}
-    assert upgraded["requires"] == ["Coq.Lists.List", "Lib.A"]
+    assert upgraded["require_lines"] == {"Lib.A": 4, LIST: 5}
+    assert upgraded["requires"] == sorted([LIST, "Lib.A"])
     assert {k: v for k, v in upgraded.items() if k not in ("require_lines", "requires")} == {
         k: v for k, v in old.items() if k != "requires"
     }

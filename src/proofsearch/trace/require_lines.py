@@ -28,7 +28,16 @@ _NOT_NAMES = frozenset({"Import", "Export"})
 
 
 def _names(module: str, qualid: str, prefix: str | None) -> bool:
-    """Does ``qualid`` (after ``From prefix``) denote the logical name ``module``?"""
+    """Does ``qualid`` (after ``From prefix``) denote the logical name ``module``?
+
+    Rocq 9 still reads ``From Coq Require …`` and ``Require Coq.…`` as the stdlib
+    (deprecated), whose modules it names ``Stdlib.…``: those spellings count too."""
+    if module.startswith("Stdlib.") and _denotes("Coq." + module[len("Stdlib.") :], qualid, prefix):
+        return True
+    return _denotes(module, qualid, prefix)
+
+
+def _denotes(module: str, qualid: str, prefix: str | None) -> bool:
     if prefix is not None:
         if not module.startswith(prefix + "."):
             return False
