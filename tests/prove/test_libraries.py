@@ -18,7 +18,7 @@ from proofsearch.project.libraries import (
     without_modules,
 )
 from proofsearch.trace.deps import order, requires
-from proofsearch.trace.sources import theories_prefix
+from proofsearch.trace.sources import coq_where, theories_prefix
 from tests.prove.project import write_project
 
 STDLIB = binary_version("coqc").stdlib_prefix
@@ -112,19 +112,19 @@ def test_a_given_trace_stands_for_the_modules_it_holds(
     (folder / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
     (folder / "_CoqProject").write_text("-R . P\nA.v\n")
     project = load_project([folder])
-    stdlib = library_project("Coq")
+    prelude = theories_prefix(coq_where())  # Coq.Init.Prelude, or Rocq 9's Corelib's
+    stdlib = library_project(prelude)
     assert stdlib is not None
-    closure = _closure(requires(stdlib), {"Coq.Init.Prelude"})
-    if not closure:
-        pytest.skip("this Coq's prelude is not Coq.Init.Prelude (Rocq 9's Corelib)")
+    closure = _closure(requires(stdlib), {f"{prelude}.Init.Prelude"})
+    assert closure
     sizes = {s.module: s.path.stat().st_size for s in stdlib.sources if s.module in closure}
     smallest = min(sizes, key=lambda m: (sizes[m], m))
     given = tmp_path / "given"
     _shards(given, *(closure - {smallest}))
     stale = sorted(closure - {smallest})[0]
-    _shards(library_out("Coq"), stale)  # as an earlier run without --index left it
+    _shards(library_out(prelude), stale)  # as an earlier run without --index left it
     (folder_out,) = trace_libraries(project, jobs=1, given=[given])
-    assert folder_out != library_out("Coq")
+    assert folder_out != library_out(prelude)
     modules = {p.name.split(".meta.json")[0] for p in (folder_out / "files").glob("*.meta.json")}
     assert modules == {smallest}
     # everything given: nothing traced, no folder

@@ -196,16 +196,23 @@ def test_stdlib_selection_on_rocq_9(tmp_path: Path) -> None:
     ``theories``, the prelude alone, under ``Coq.``), and ``Init/Byte.v`` (``From
     Corelib Require Export Byte``) requires Corelib's, not ``Strings/Byte.v``."""
     project = stdlib_project()
-    project.select(["Stdlib.Init.Byte", "Arith/PeanoNat.v"])
-    assert [s.module for s in project.sources] == ["Stdlib.Arith.PeanoNat", "Stdlib.Init.Byte"]
+    assert {"Corelib.Init.Logic", "Stdlib.Lists.List"} <= {s.module for s in project.sources}
+    project.select(["Stdlib.Init.Byte", "Arith/PeanoNat.v", "Corelib.Init.Logic"])
+    assert [(s.module, s.extra_args) for s in project.sources] == [
+        ("Corelib.Init.Logic", ("-noinit",)),  # the prelude, traced with the stdlib
+        ("Stdlib.Arith.PeanoNat", ()),
+        ("Stdlib.Init.Byte", ()),
+    ]
     out = tmp_path / "out"
     args = ["trace", "--coq-stdlib", "--only", "Stdlib.Init.Byte", "--only", "Arith/PeanoNat.v"]
+    args += ["--only", "Corelib.Init.Logic"]
     assert main([*args, "--out", str(out), "--no-progress"]) == 0
     trace = TraceDir(out)
     records = {record.module: record for record in trace.files()}
     assert records["Stdlib.Init.Byte"].requires == ["Corelib.Init.Byte"]
     premises = {p.name for p in trace.premises("Stdlib.Arith.PeanoNat")}
     assert "Stdlib.Arith.PeanoNat.Nat.add_comm" in premises
+    assert "Corelib.Init.Logic.eq_sym" in {p.name for p in trace.premises("Corelib.Init.Logic")}
 
 
 def test_a_command_that_makes_two_states_inside_a_proof(

@@ -28,6 +28,7 @@ from proofsearch.trace.sources import (
     Source,
     SourceError,
     coq_where,
+    corelib_sources,
     installed_mappings,
     module_of,
     stdlib_project,
@@ -90,6 +91,11 @@ def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
     if prefix == "Coq":
         return stdlib_project(coqc)
     coqlib = coq_where(coqc)
+    if prefix == "Corelib" == theories_prefix(coqlib):  # Rocq 9's prelude library
+        theories = coqlib / "theories"
+        corelib = Project(prefix, theories, [], installed_mappings(coqlib), compile=False)
+        corelib.sources = corelib_sources(coqlib)
+        return corelib
     root = coqlib / "user-contrib" / prefix
     paths = sorted(root.rglob("*.v")) if root.is_dir() else []
     if not paths:
@@ -129,8 +135,8 @@ def trace_libraries(
     """
     outs: list[Path] = []
     wanted = required_library_modules(project, coqc)
-    if theories_prefix(coq_where(coqc)) == "Coq":  # Rocq 9's prelude (Corelib) is not traced
-        wanted.setdefault("Coq", set()).add("Coq.Init.Prelude")
+    prelude = theories_prefix(coq_where(coqc))  # Coq (8.x) or Corelib (Rocq 9)
+    wanted.setdefault(prelude, set()).add(f"{prelude}.Init.Prelude")
     held = held_modules(given)
     for prefix, roots in sorted(wanted.items()):
         library = library_project(prefix, coqc)

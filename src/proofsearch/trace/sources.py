@@ -4,8 +4,8 @@ Three kinds of input, one result (:class:`Project`):
 
 - the installed standard library (``$(coqc -where)/theories``, logical prefix ``Coq``;
   the files of ``Init/`` are compiled with ``-noinit``, as Coq's own build does; from
-  Rocq 9 on ``$(coqc -where)/user-contrib/Stdlib``, prefix ``Stdlib``, while
-  ``theories`` holds the prelude's ``Corelib``);
+  Rocq 9 on ``$(coqc -where)/user-contrib/Stdlib``, prefix ``Stdlib``, with the
+  prelude's ``Corelib`` from ``theories``);
 - a folder with a ``_CoqProject`` (``-R``/``-Q``/``-I`` and ``-arg`` respected; the
   ``.v`` files it lists, or every ``.v`` under its ``-R``/``-Q`` folders);
 - ``.v`` files with ``--coq-arg`` arguments.
@@ -117,21 +117,38 @@ def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
 
 
 def stdlib_project(coqc: str = "coqc") -> Project:
-    """The standard library: ``theories`` as ``Coq`` (8.x), or ``user-contrib/Stdlib``
-    as ``Stdlib`` (Rocq 9; tracing ``theories`` there would trace the prelude alone)."""
+    """The standard library: ``theories`` as ``Coq`` (8.x); on Rocq 9
+    ``user-contrib/Stdlib`` as ``Stdlib`` with the prelude's ``Corelib`` (``theories``)
+    before it, as 8.x's ``theories`` holds its prelude (``Init/``)."""
     coqlib = coq_where(coqc)
     rocq = theories_prefix(coqlib) == "Corelib"
     root = coqlib / "user-contrib" / "Stdlib" if rocq else coqlib / "theories"
-    prefix = "Stdlib" if rocq else "Coq"
     if not root.is_dir():
         raise SourceError(f"{root}: no installed standard library sources there")
     project = Project("coq-stdlib", root, [], installed_mappings(coqlib), compile=False)
+    if rocq:
+        project.sources += corelib_sources(coqlib)
+    prefix = "Stdlib" if rocq else "Coq"
     for path in sorted(root.rglob("*.v")):
         file = path.relative_to(root).as_posix()
         extra = ("-noinit",) if file.startswith("Init/") and not rocq else ()
         module = f"{prefix}.{file[:-2].replace('/', '.')}"
         project.sources.append(Source(path, file, module, extra))
     return project
+
+
+def corelib_sources(coqlib: Path) -> list[Source]:
+    """Rocq 9's prelude library (``theories``, ``Corelib.…``; files shown as
+    ``Corelib/…``), its ``Init/`` files with ``-noinit`` as Rocq's own build compiles
+    them: ``eq_sym``, ``f_equal`` and the rest of the prelude's lemmas live here."""
+    theories = coqlib / "theories"
+    sources = []
+    for path in sorted(theories.rglob("*.v")):
+        file = path.relative_to(theories).as_posix()
+        extra = ("-noinit",) if file.startswith("Init/") else ()
+        module = f"Corelib.{file[:-2].replace('/', '.')}"
+        sources.append(Source(path, f"Corelib/{file}", module, extra))
+    return sources
 
 
 def root_prefix(project: Project) -> str | None:
