@@ -52,6 +52,7 @@ def test_names_found_and_replaced_whole() -> None:
     coq_8_path = "Coq.Init.Logic.eq_sym"
     assert spellings(coq_8_path) == [coq_8_path, "Stdlib.Init.Logic.eq_sym"]
     assert spellings("RegLang.misc.card_leq_inj") == ["RegLang.misc.card_leq_inj"]
+    assert spellings("Stdlib.Init.Logic.eq_sym") == ["Stdlib.Init.Logic.eq_sym", coq_8_path]
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from proofsearch.trace.sources import (
     coq_where,
     corelib_sources,
     installed_mappings,
+    mapping_args,
     module_of,
     stdlib_project,
     theories_prefix,
@@ -48,8 +49,8 @@ def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, 
     """Library prefix → the library modules the project's files require directly."""
     installed = installed_mappings(coq_where(coqc))
     args = list(project.args)
-    for folder, prefix in installed:  # as coqc maps them: user-contrib with -Q
-        args += ["-R" if prefix in ("Coq", "Corelib") else "-Q", str(folder), prefix]
+    for folder, prefix in installed:  # as coqc maps them
+        args += mapping_args(folder, prefix)
     files = [str(source.path) for source in project.sources]
     found: dict[str, set[str]] = {}
     for start in range(0, len(files), 200):

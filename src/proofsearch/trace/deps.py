@@ -22,6 +22,7 @@ from proofsearch.trace.sources import (
     SourceError,
     coq_where,
     installed_mappings,
+    mapping_args,
     module_of,
     root_prefix,
 )
@@ -36,7 +37,7 @@ def installed_args(project: Project, coqlib: Path) -> list[str]:
     for folder, prefix in installed_mappings(coqlib):
         if prefix in own or not folder.is_dir() or folder.resolve() == project.root.resolve():
             continue
-        found += ["-R" if prefix in ("Coq", "Corelib") else "-Q", str(folder), prefix]
+        found += mapping_args(folder, prefix)
     return found
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.env.coq.vernac import strip_comments
+from proofsearch.env.coq.version import stdlib_spellings
 
 _ATTRIBUTES = re.compile(r"^(?:#\[[^\]]*\]\s*)*")
 _REQUIRE = re.compile(r"(?:From\s+(?P<prefix>[\w'.]+)\s+)?Require\b(?P<rest>.*)", re.S)
@@ -32,9 +33,7 @@ def _names(module: str, qualid: str, prefix: str | None) -> bool:
 
     Rocq 9 still reads ``From Coq Require …`` and ``Require Coq.…`` as the stdlib
     (deprecated), whose modules it names ``Stdlib.…``: those spellings count too."""
-    if module.startswith("Stdlib.") and _denotes("Coq." + module[len("Stdlib.") :], qualid, prefix):
-        return True
-    return _denotes(module, qualid, prefix)
+    return any(_denotes(name, qualid, prefix) for name in stdlib_spellings(module))
 
 
 def _denotes(module: str, qualid: str, prefix: str | None) -> bool:

@@ -128,12 +128,9 @@ def stdlib_project(coqc: str = "coqc") -> Project:
     project = Project("coq-stdlib", root, [], installed_mappings(coqlib), compile=False)
     if rocq:
         project.sources += corelib_sources(coqlib)
-    prefix = "Stdlib" if rocq else "Coq"
-    for path in sorted(root.rglob("*.v")):
-        file = path.relative_to(root).as_posix()
-        extra = ("-noinit",) if file.startswith("Init/") and not rocq else ()
-        module = f"{prefix}.{file[:-2].replace('/', '.')}"
-        project.sources.append(Source(path, file, module, extra))
+        project.sources += _library_sources(root, "Stdlib", noinit=False)
+    else:
+        project.sources += _library_sources(root, "Coq", noinit=True)
     return project
 
 
@@ -141,14 +138,27 @@ def corelib_sources(coqlib: Path) -> list[Source]:
     """Rocq 9's prelude library (``theories``, ``Corelib.…``; files shown as
     ``Corelib/…``), its ``Init/`` files with ``-noinit`` as Rocq's own build compiles
     them: ``eq_sym``, ``f_equal`` and the rest of the prelude's lemmas live here."""
-    theories = coqlib / "theories"
+    return _library_sources(coqlib / "theories", "Corelib", noinit=True, shown_under="Corelib/")
+
+
+def _library_sources(
+    root: Path, prefix: str, *, noinit: bool, shown_under: str = ""
+) -> list[Source]:
+    """Every ``.v`` under an installed library's ``root`` as ``prefix.Path.To.File``;
+    with ``noinit``, the files of ``Init/`` get ``-noinit`` (they build the prelude)."""
     sources = []
-    for path in sorted(theories.rglob("*.v")):
-        file = path.relative_to(theories).as_posix()
-        extra = ("-noinit",) if file.startswith("Init/") else ()
-        module = f"Corelib.{file[:-2].replace('/', '.')}"
-        sources.append(Source(path, f"Corelib/{file}", module, extra))
+    for path in sorted(root.rglob("*.v")):
+        file = path.relative_to(root).as_posix()
+        extra = ("-noinit",) if noinit and file.startswith("Init/") else ()
+        module = f"{prefix}.{file[:-2].replace('/', '.')}"
+        sources.append(Source(path, shown_under + file, module, extra))
     return sources
+
+
+def mapping_args(folder: Path, prefix: str) -> list[str]:
+    """An installed library's loadpath as ``coqc`` binds it: ``theories`` (``Coq`` or
+    Rocq 9's ``Corelib``) recursively with ``-R``, each ``user-contrib`` package ``-Q``."""
+    return ["-R" if prefix in ("Coq", "Corelib") else "-Q", str(folder), prefix]
 
 
 def root_prefix(project: Project) -> str | None:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from proofsearch.env.coq.checker import check_proof, compile_source
+from proofsearch.env.coq.version import stdlib_spellings
 
 #: A name with at least two dotted parts, none starting with a digit (``H.1`` is
 #: ssreflect's projection, not a path).
@@ -117,14 +118,11 @@ def shorter_names(
 
 
 def spellings(name: str) -> list[str]:
-    """The spellings ``Locate`` is asked for ``name``: itself, and for a ``Coq.…`` path
-    also ``Stdlib.…``. Rocq 9 still accepts ``Coq.Arith.PeanoNat.Nat.add_comm`` in a
-    tactic (with a warning that it was replaced by ``Stdlib.…``), so a generator trained
-    on Coq 8 proofs writes such names, but ``Locate`` finds no object of that suffix; on
-    Coq 8 the ``Stdlib`` spelling finds nothing and the first answers."""
-    if name.startswith("Coq."):
-        return [name, "Stdlib." + name[len("Coq.") :]]
-    return [name]
+    """The spellings ``Locate`` is asked for ``name`` (:func:`stdlib_spellings`): Rocq 9
+    runs ``apply Coq.Arith.PeanoNat.Nat.add_comm`` (a generator trained on Coq 8 proofs
+    writes such names), but its ``Locate`` finds no object of that suffix; on Coq 8 the
+    ``Stdlib`` spelling finds nothing and the first answers."""
+    return stdlib_spellings(name)
 
 
 def shorten_proof(

@@ -204,6 +204,17 @@ def stdlib_root(coqc: str = "coqc") -> Path:
     return where / "theories"
 
 
+def stdlib_spellings(name: str) -> list[str]:
+    """``name``, and for a standard-library path its other spelling: ``Coq.X`` and
+    ``Stdlib.X``. Rocq 9 names the stdlib ``Stdlib`` but still accepts ``Coq.…`` (and
+    ``From Coq Require``) with a deprecation warning, so text written for Coq 8 names its
+    objects the old way."""
+    for old, new in (("Coq.", "Stdlib."), ("Stdlib.", "Coq.")):
+        if name.startswith(old):
+            return [name, new + name[len(old) :]]
+    return [name]
+
+
 def stdlib_module(file: str, prefix: str) -> str:
     """The logical name of a stdlib file: ``Arith/PeanoNat.v`` -> ``Coq.Arith.PeanoNat``."""
     return prefix + "." + file.removesuffix(".v").replace("/", ".")
