@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from proofsearch.cli import main
+from proofsearch.cli.trace import default_out
 from proofsearch.env.coq.version import binary_version
+from proofsearch.project import libraries
 from proofsearch.project.config import load_project
 from proofsearch.project.libraries import (
     _closure,
@@ -14,11 +17,12 @@ from proofsearch.project.libraries import (
     library_out,
     library_project,
     required_library_modules,
+    stdlib_prefixes,
     trace_libraries,
     without_modules,
 )
 from proofsearch.trace.deps import order, requires
-from proofsearch.trace.sources import coq_where, theories_prefix
+from proofsearch.trace.sources import coq_where, stdlib_project, theories_prefix
 from tests.prove.project import write_project
 
 STDLIB = binary_version("coqc").stdlib_prefix
@@ -62,6 +66,61 @@ def test_what_theories_is_bound_to(tmp_path: Path, folders: list[str], prefix: s
     for folder in folders:
         (tmp_path / "theories" / folder).mkdir(parents=True)
     assert theories_prefix(tmp_path) == prefix
+
+
+@pytest.mark.parametrize(
+    ("folders", "prefixes"),
+    [(["Init", "Arith"], {"Coq"}), (["Init", "Lists"], {"Stdlib", "Corelib"})],
+    ids=["coq-8", "rocq-9"],
+)
+def test_the_prefixes_of_the_standard_library(
+    tmp_path: Path, folders: list[str], prefixes: set[str]
+) -> None:
+    for folder in folders:
+        (tmp_path / "theories" / folder).mkdir(parents=True)
+    assert stdlib_prefixes(tmp_path) == prefixes
+
+
+def test_each_stdlib_prefix_is_trace_coq_stdlibs_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prove`` traces the standard library as ``trace --coq-stdlib`` does, into its
+    folder, so a full trace made there is reused. On Rocq 9 ``Stdlib`` and ``Corelib``
+    went to ``libraries/9.x/…`` as projects of their own (other keys): the user's full
+    trace was never read."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    whole = stdlib_project()
+    for prefix in stdlib_prefixes(coq_where()):
+        library = library_project(prefix)
+        assert library is not None and library.args == whole.args
+        assert [s.module for s in library.sources] == [s.module for s in whole.sources]
+        assert library_out(prefix) == default_out("coq-stdlib")
+
+
+def test_a_module_trace_coq_stdlib_traced_is_not_traced_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real tracer: ``trace --coq-stdlib --only M`` first; a project needing ``M`` (the
+    rest of the prelude given with ``--index``) then traces nothing."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
+    (folder / "_CoqProject").write_text("-R . P\nA.v\n")
+    prelude = theories_prefix(coq_where())
+    stdlib = library_project(prelude)
+    assert stdlib is not None
+    closure = _closure(requires(stdlib), {f"{prelude}.Init.Prelude"})
+    sizes = {s.module: s.path.stat().st_size for s in stdlib.sources if s.module in closure}
+    smallest = min(sizes, key=lambda m: (sizes[m], m))
+    assert main(["trace", "--coq-stdlib", "--only", smallest, "--no-progress"]) == 0
+    given = tmp_path / "given"
+    _shards(given, *(closure - {smallest}))
+    ran: list[object] = []
+    monkeypatch.setattr(libraries, "run", lambda jobs, **_: ran.extend(jobs))
+    outs = trace_libraries(load_project([folder]), jobs=1, given=[given])
+    assert ran == []
+    assert outs == [default_out("coq-stdlib")]
 
 
 def test_a_library_without_sources_is_left_out() -> None:

@@ -6,8 +6,10 @@ mapped as ``coqc`` maps it (``-R $(coqc -where)/theories Coq``, ``-Q user-contri
 X``). The library modules they require, and what those require in turn, are traced (only those: the
 whole standard library takes twenty minutes); a library without ``.v`` sources is
 left out. The standard library's trace goes to ``trace --coq-stdlib``'s own folder
-(``$XDG_CACHE_HOME/proofsearch/trace/coq-stdlib``), so a full trace made there is
-reused; another library's to ``…/proofsearch/libraries/<coq version>/<name>``.
+(``$XDG_CACHE_HOME/proofsearch/trace/coq-stdlib``), as the same project (so a full trace
+made there is reused: the shards' keys agree); on Rocq 9 that is ``Stdlib`` and its
+prelude ``Corelib`` together, as ``trace --coq-stdlib`` traces them. Another library's
+goes to ``…/proofsearch/libraries/<coq version>/<name>``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from proofsearch.trace.sources import (
     Source,
     SourceError,
     coq_where,
-    corelib_sources,
     installed_mappings,
     mapping_args,
     module_of,
@@ -86,17 +87,30 @@ def _closure(graph: dict[str, list[str]], roots: set[str]) -> set[str]:
     return seen
 
 
+#: The key :func:`library_project` and :func:`library_out` take for the standard library
+#: whatever its prefixes (:func:`stdlib_prefixes`).
+STDLIB = "Coq"
+
+
+def stdlib_prefixes(coqlib: Path) -> frozenset[str]:
+    """The logical prefixes ``trace --coq-stdlib`` traces as one project: ``Coq`` (8.x),
+    or Rocq 9's ``Stdlib`` with its prelude ``Corelib``."""
+    if theories_prefix(coqlib) == "Corelib":
+        return frozenset({"Stdlib", "Corelib"})
+    return frozenset({STDLIB})
+
+
+def _library_key(prefix: str, coqlib: Path) -> str:
+    return STDLIB if prefix in stdlib_prefixes(coqlib) else prefix
+
+
 def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
     """The installed library ``prefix`` as a (never compiled) project, or ``None``
-    when its sources are not installed."""
-    if prefix == "Coq":
-        return stdlib_project(coqc)
+    when its sources are not installed. Each of the standard library's prefixes gives
+    ``trace --coq-stdlib``'s project, so the two trace it with the same keys."""
     coqlib = coq_where(coqc)
-    if prefix == "Corelib" == theories_prefix(coqlib):  # Rocq 9's prelude library
-        theories = coqlib / "theories"
-        corelib = Project(prefix, theories, [], installed_mappings(coqlib), compile=False)
-        corelib.sources = corelib_sources(coqlib)
-        return corelib
+    if _library_key(prefix, coqlib) == STDLIB:
+        return stdlib_project(coqc)
     root = coqlib / "user-contrib" / prefix
     paths = sorted(root.rglob("*.v")) if root.is_dir() else []
     if not paths:
@@ -111,7 +125,7 @@ def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
 
 
 def library_out(prefix: str, coqc: str = "coqc") -> Path:
-    if prefix == "Coq":
+    if _library_key(prefix, coq_where(coqc)) == STDLIB:
         return cache_root() / "trace" / "coq-stdlib"
     return cache_root() / "libraries" / coq_version(coqc) / prefix
 
@@ -135,9 +149,11 @@ def trace_libraries(
     stop the run.
     """
     outs: list[Path] = []
-    wanted = required_library_modules(project, coqc)
-    prelude = theories_prefix(coq_where(coqc))  # Coq (8.x) or Corelib (Rocq 9)
-    wanted.setdefault(prelude, set()).add(f"{prelude}.Init.Prelude")
+    coqlib = coq_where(coqc)
+    prelude = theories_prefix(coqlib)  # Coq (8.x) or Corelib (Rocq 9)
+    wanted: dict[str, set[str]] = {STDLIB: {f"{prelude}.Init.Prelude"}}
+    for prefix, modules in required_library_modules(project, coqc).items():
+        wanted.setdefault(_library_key(prefix, coqlib), set()).update(modules)
     held = held_modules(given)
     for prefix, roots in sorted(wanted.items()):
         library = library_project(prefix, coqc)
