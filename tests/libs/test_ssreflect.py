@@ -56,6 +56,11 @@ Qed.
         ("From mathcomp.ssreflect Require Import eqtype.\n", False),  # a path, not the module
         ("Require mathcomp.ssreflect.ssreflect.\n", False),  # loaded, not imported
         ("Require Import Arith.\n", False),
+        # math-comp 2.5 renamed all_ssreflect all_boot, 2.6 boot; both export ssreflect
+        ("From mathcomp Require Import boot order algebra.\n", True),
+        ("From mathcomp Require Import all_boot.\n", True),
+        ("Require Import mathcomp.boot.boot.\n", True),
+        ("From MyProject Require Import boot.\n", False),  # a module of that name elsewhere
         ("", False),
     ],
 )

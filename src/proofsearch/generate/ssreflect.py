@@ -16,6 +16,9 @@ import re
 
 #: Modules whose import brings ssreflect's tactic language (by their last component).
 SSREFLECT_MODULES = frozenset({"ssreflect", "all_ssreflect"})
+#: math-comp 2.5's renamings of ``all_ssreflect`` (``all_boot``, then ``boot`` in 2.6),
+#: which export ssreflect too; counted only under ``mathcomp`` (``boot`` is a common name).
+MATHCOMP_SSREFLECT_MODULES = frozenset({"boot", "all_boot"})
 
 #: ``[From P] Require Import|Export names.``: group 2 holds the (dotted) names.
 _REQUIRE = re.compile(
@@ -28,12 +31,17 @@ _COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 @functools.lru_cache(maxsize=256)
 def loads_ssreflect(header: str) -> bool:
     """Whether ``header`` imports ssreflect (``Require Import``/``Export`` of a module
-    named ``ssreflect`` or ``all_ssreflect``, with or without ``From``)."""
-    if "ssreflect" not in header:
+    named ``ssreflect`` or ``all_ssreflect``, with or without ``From``, or of math-comp's
+    ``boot``/``all_boot``)."""
+    if "ssreflect" not in header and "boot" not in header:
         return False
     text = _COMMENT.sub(" ", header)
     for match in _REQUIRE.finditer(text):
         for name in match.group(2).split():
-            if name.rsplit(".", 1)[-1] in SSREFLECT_MODULES:
+            last = name.rsplit(".", 1)[-1]
+            if last in SSREFLECT_MODULES:
+                return True
+            path = f"{match.group(1)}.{name}" if match.group(1) else name
+            if last in MATHCOMP_SSREFLECT_MODULES and path.split(".", 1)[0] == "mathcomp":
                 return True
     return False
