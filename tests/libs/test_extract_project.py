@@ -197,7 +197,7 @@ def test_index_hides_the_lemmas_module_and_later_files(project: tuple[Path, Path
 def test_bad_project_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from proofsearch.cli import main
 
-    with pytest.raises(LibraryError, match="no _CoqProject and no dune"):
+    with pytest.raises(LibraryError, match=r"no _CoqProject \(or _RocqProject\) and no dune"):
         project_library(tmp_path)
     argv = ["bench", "extract-coq", "--project", str(tmp_path / "missing"), "--out",
             str(tmp_path / "x.jsonl")]  # fmt: skip

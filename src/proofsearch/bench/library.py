@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proofsearch.bench.stdlib_extract import Extraction, extract_file
+from proofsearch.project.dune import DuneError
+from proofsearch.project.dune import theories as dune_theories
+from proofsearch.trace.sources import project_file
 
 
 class LibraryError(ValueError):
@@ -165,26 +168,21 @@ def installed_library(logical: str, coqc: str = "coqc") -> CoqLibrary:
     return library
 
 
-_DUNE_THEORY = re.compile(r"\(coq\.theory\b.*?\(name\s+([\w.']+)\)", re.S)
-
-
 def project_library(folder: Path, coqc: str = "coqc") -> CoqLibrary:
-    """A project folder: its ``_CoqProject``, else its dune ``coq.theory`` stanzas."""
+    """A project folder: its ``_CoqProject`` (or ``_RocqProject``), else its dune
+    ``coq.theory``/``rocq.theory`` stanzas."""
     if not folder.is_dir():
         raise LibraryError(f"--project {folder}: no such folder; give the project's root folder")
-    if (folder / "_CoqProject").is_file():
+    if project_file(folder) is not None:
         return _coqproject_library(folder, coqc)
-    theories = [
-        (dune.parent, match.group(1))
-        for dune in sorted(folder.rglob("dune"))
-        if "_build" not in dune.parts
-        for match in [_DUNE_THEORY.search(dune.read_text(encoding="utf-8", errors="replace"))]
-        if match
-    ]
+    try:
+        theories = [(theory.folder, theory.name) for theory in dune_theories(folder)]
+    except (DuneError, OSError) as exc:
+        raise LibraryError(f"--project {folder}: {exc}") from None
     if not theories:
         raise LibraryError(
-            f"--project {folder}: no _CoqProject and no dune (coq.theory (name ...)) stanza; "
-            "give the project's root folder"
+            f"--project {folder}: no _CoqProject (or _RocqProject) and no dune (coq.theory "
+            "(name ...)) or (rocq.theory (name ...)) stanza; give the project's root folder"
         )
     root = folder.resolve()
     library = CoqLibrary(root.name, root)
@@ -212,6 +210,6 @@ def _coqproject_library(folder: Path, coqc: str) -> CoqLibrary:
         library.files.append(LibraryFile(source.path, source.file, source.module, source.module))
     if not library.files:
         raise LibraryError(
-            f"{folder / '_CoqProject'}: no .v files; list them there or put them in the folder"
+            f"{project_file(folder)}: no .v files; list them there or put them in the folder"
         )
     return library

@@ -123,7 +123,8 @@ def add_extract_any_parser(bench: Any) -> None:
         help="build a theorem file from the lemmas of a Coq project or installed library",
         description=(
             "Turn each lemma of a Coq project (--project DIR, with its _CoqProject or dune "
-            "coq.theory) or of an installed library (--library mathcomp.ssreflect, sources "
+            "coq.theory / rocq.theory) or of an installed library (--library "
+            "mathcomp.ssreflect, sources "
             "under $(coqc -where)/user-contrib) into a theorem-file entry: header (its "
             "file's prefix), footer (closing the open Sections/Modules), module, file, line, "
             "and allowed_axioms from compiling the reference proof. A header never loads "

@@ -38,8 +38,8 @@ def add_parser(subparsers: Any) -> None:
         "prove",
         help="fill the Admitted proofs of a Coq project (dry run: a diff; --write: in place)",
         description="Find every proof ending in Admitted in a Coq project (a folder with a "
-        "_CoqProject or a dune-project, or .v files with --coq-arg), search a proof for "
-        "each, and print a diff, or with --write replace them, only where the project "
+        "_CoqProject, _RocqProject or dune-project, or .v files with --coq-arg), search a "
+        "proof for each, and print a diff, or with --write replace them, only where the project "
         "still builds.",
     )
     parser.add_argument(

@@ -33,7 +33,8 @@ def add_parser(subparsers: Any) -> None:
         "inputs",
         nargs="*",
         type=Path,
-        help="a folder with a _CoqProject, or .v files (with --coq-arg for the loadpath)",
+        help="a folder with a _CoqProject (or _RocqProject), or .v files (with --coq-arg "
+        "for the loadpath)",
     )
     parser.add_argument(
         "--coq-stdlib", action="store_true", help="trace the installed standard library"

@@ -2,8 +2,9 @@
 
 Three descriptions give one :class:`~proofsearch.trace.sources.Project` (the tracer's
 own, so tracing, hole finding and rebuilding agree on every file's module): a folder
-with a ``_CoqProject`` (read by the tracer), a dune project (``dune-project`` plus
-``coq.theory`` stanzas, :mod:`.dune`), or ``.v`` files with ``--coq-arg``.
+with a ``_CoqProject`` or ``_RocqProject`` (read by the tracer), a dune project
+(``dune-project`` plus ``coq.theory`` or ``rocq.theory`` stanzas, :mod:`.dune`), or
+``.v`` files with ``--coq-arg``.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ def load_project(
         raise SourceError("PROJECT: give a folder with a _CoqProject or dune-project, or .v files")
     first = inputs[0]
     if first.is_dir():
-        if (first / "_CoqProject").is_file():
+        if sources.project_file(first) is not None:
             return sources.coqproject(first, coq_args, coqc)
         if (first / "dune-project").is_file():
             return dune_project(first, coq_args, coqc)
         raise SourceError(
-            f"{first}: no _CoqProject or dune-project in this folder; give the project's root "
-            "folder, or .v files with --coq-arg for the loadpath"
+            f"{first}: no _CoqProject, _RocqProject or dune-project in this folder; give the "
+            "project's root folder, or .v files with --coq-arg for the loadpath"
         )
     if not first.exists():
         raise SourceError(
@@ -47,14 +48,16 @@ def load_project(
 
 
 def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
-    """A dune project: each ``coq.theory`` folder is ``-R FOLDER NAME`` (dune's mapping)."""
+    """A dune project: each ``coq.theory``/``rocq.theory`` folder is ``-R FOLDER NAME``
+    (dune's mapping)."""
     try:
         found = theories(folder)
     except (DuneError, OSError) as exc:
         raise SourceError(str(exc)) from None
     if not found:
         raise SourceError(
-            f"{folder}: dune-project but no (coq.theory …) stanza in any dune file; "
+            f"{folder}: dune-project but no (coq.theory …) or (rocq.theory …) stanza in any "
+            "dune file; "
             "add one, or give the .v files with --coq-arg"
         )
     tokens: list[str] = []

@@ -1,4 +1,5 @@
-"""dune's ``(coq.theory (name …) (theories …))`` stanzas, read as Coq loadpath flags.
+"""dune's ``(coq.theory (name …) (theories …))`` stanzas (or Rocq's ``rocq.theory``),
+read as Coq loadpath flags.
 
 A dune Coq project has a ``dune-project`` at its root and, in each theory's folder, a
 ``dune`` file whose ``coq.theory`` stanza names the theory. Coq sees a theory's folder
@@ -18,6 +19,10 @@ from pathlib import Path
 _TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s();"]+')
 
 SExp = str | list["SExp"]
+
+#: The theory stanzas: ``coq.theory``, and dune's Rocq language's ``rocq.theory``
+#: (``(using rocq 0.11)`` in ``dune-project``, the same fields).
+STANZAS = ("coq.theory", "rocq.theory")
 
 
 class DuneError(ValueError):
@@ -69,7 +74,8 @@ def _field(stanza: list[SExp], key: str) -> list[SExp] | None:
 
 
 def theories(root: Path) -> list[Theory]:
-    """Every ``coq.theory`` under ``root`` (``_build`` and hidden folders skipped)."""
+    """Every ``coq.theory``/``rocq.theory`` under ``root`` (``_build`` and hidden folders
+    skipped)."""
     found: list[Theory] = []
     for dune in sorted(root.rglob("dune")):
         relative = dune.relative_to(root).parts
@@ -77,11 +83,11 @@ def theories(root: Path) -> list[Theory]:
             continue
         where = str(dune)
         for stanza in parse_sexps(dune.read_text(encoding="utf-8"), where):
-            if not isinstance(stanza, list) or not stanza or stanza[0] != "coq.theory":
+            if not isinstance(stanza, list) or not stanza or stanza[0] not in STANZAS:
                 continue
             name = _field(stanza, "name")
             if not name or not isinstance(name[0], str):
-                raise DuneError(f"{where}: coq.theory without (name …)")
+                raise DuneError(f"{where}: {stanza[0]} without (name …)")
             flags = [f for f in (_field(stanza, "flags") or []) if isinstance(f, str)]
             found.append(
                 Theory(dune.parent.resolve(), name[0], tuple(f for f in flags if f != ":standard"))

@@ -6,8 +6,8 @@ Three kinds of input, one result (:class:`Project`):
   the files of ``Init/`` are compiled with ``-noinit``, as Coq's own build does; from
   Rocq 9 on ``$(coqc -where)/user-contrib/Stdlib``, prefix ``Stdlib``, with the
   prelude's ``Corelib`` from ``theories``);
-- a folder with a ``_CoqProject`` (``-R``/``-Q``/``-I`` and ``-arg`` respected; the
-  ``.v`` files it lists, or every ``.v`` under its ``-R``/``-Q`` folders);
+- a folder with a ``_CoqProject`` or ``_RocqProject`` (``-R``/``-Q``/``-I`` and ``-arg``
+  respected; the ``.v`` files it lists, or every ``.v`` under its ``-R``/``-Q`` folders);
 - ``.v`` files with ``--coq-arg`` arguments.
 
 A file's logical name comes from the loadpath, as Coq computes it: the longest mapped
@@ -205,11 +205,21 @@ def _parse_loadpath(
     return args, mappings, files
 
 
+#: The names a project file goes by: Rocq 9's projects may call it ``_RocqProject``
+#: (``rocq makefile -f _RocqProject``); the format is the same.
+PROJECT_FILES = ("_CoqProject", "_RocqProject")
+
+
+def project_file(folder: Path) -> Path | None:
+    """The folder's ``_CoqProject`` (or, without one, its ``_RocqProject``), if any."""
+    return next((folder / n for n in PROJECT_FILES if (folder / n).is_file()), None)
+
+
 def coqproject(folder: Path, extra_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
-    """A project folder with a ``_CoqProject``."""
-    spec = folder / "_CoqProject"
-    if not spec.is_file():
-        raise SourceError(f"{folder}: no _CoqProject in this folder")
+    """A project folder with a ``_CoqProject`` (or ``_RocqProject``)."""
+    spec = project_file(folder)
+    if spec is None:
+        raise SourceError(f"{folder}: no _CoqProject (or _RocqProject) in this folder")
     tokens: list[str] = []
     for line in spec.read_text(encoding="utf-8").splitlines():
         tokens += shlex.split(line, comments=True)

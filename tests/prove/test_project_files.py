@@ -1,0 +1,40 @@
+"""Rocq 9's names for a project's description: ``_RocqProject`` (``rocq makefile -f
+_RocqProject``) and dune's ``rocq.theory`` stanza (``(using rocq 0.11)``). Before, a
+project described only so was "no _CoqProject or dune-project in this folder"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.project.config import load_project
+from proofsearch.trace.sources import Project
+from tests.prove.project import HOLES, write_project
+
+
+def _modules(project: Project) -> list[tuple[str, str]]:
+    return [(source.file, source.module) for source in project.sources]
+
+
+def test_a_rocqproject_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = _modules(load_project([write_project(tmp_path / "coq")]))
+    folder = write_project(tmp_path / "rocq")
+    (folder / "_CoqProject").rename(folder / "_RocqProject")
+    assert _modules(load_project([folder])) == expected != []
+    assert main(["prove", str(folder), "--list"]) == 0
+    assert capsys.readouterr().out.splitlines() == HOLES
+
+
+def test_a_rocq_theory_stanza(tmp_path: Path) -> None:
+    expected = _modules(load_project([write_project(tmp_path / "coq", dune=True)]))
+    folder = write_project(tmp_path / "rocq", dune=True)
+    (folder / "dune-project").write_text("(lang dune 3.21)\n(using rocq 0.11)\n")
+    dune = (folder / "dune").read_text()
+    (folder / "dune").write_text(dune.replace("(coq.theory", "(rocq.theory"))
+    assert "rocq.theory" in (folder / "dune").read_text()
+    assert _modules(load_project([folder])) == expected != []
+    (folder / "dune").write_text("(rocq.theory\n (theories Stdlib))\n")
+    with pytest.raises(ValueError, match=r"dune: rocq.theory without \(name …\)"):
+        load_project([folder])
