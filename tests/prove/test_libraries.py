@@ -121,6 +121,13 @@ def test_a_module_trace_coq_stdlib_traced_is_not_traced_again(
     outs = trace_libraries(load_project([folder]), jobs=1, given=[given])
     assert ran == []
     assert outs == [default_out("coq-stdlib")]
+    # A module another release left there (Coq 8's ``Coq.…`` under Rocq 9) is not read.
+    _shards(default_out("coq-stdlib"), "Other.Release.Module")
+    (view,) = trace_libraries(load_project([folder]), jobs=1, given=[given])
+    assert view != default_out("coq-stdlib")
+    assert {p.name.split(".meta.json")[0] for p in (view / "files").glob("*.meta.json")} == {
+        smallest
+    }
 
 
 def test_a_library_without_sources_is_left_out() -> None:

@@ -162,8 +162,11 @@ def trace_libraries(
         keep = _closure(requires(library), roots) - held
         if not keep:
             continue  # the given folders hold all of it
-        library.sources = [s for s in library.sources if s.module in keep]
         out = library_out(prefix, coqc)
+        # Shards of modules this library has not (``Coq.…`` left in the stdlib's folder
+        # by Coq 8 when Rocq 9, whose modules are ``Stdlib.…``, traces there) stay unread.
+        foreign = _traced(out) - {s.module for s in library.sources}
+        library.sources = [s for s in library.sources if s.module in keep]
         jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
         if jobs_list:
             summary = Summary(files=len(jobs_list))
@@ -172,8 +175,12 @@ def trace_libraries(
                     run(jobs_list, workers=jobs, on_record=bar.record)
             else:
                 run(jobs_list, workers=jobs)
-        outs.append(without_modules(out, held))
+        outs.append(without_modules(out, held | foreign))
     return outs
+
+
+def _traced(out: Path) -> set[str]:
+    return TraceDir(out).modules() if (out / "files").is_dir() else set()
 
 
 def held_modules(folders: Sequence[Path]) -> set[str]:
