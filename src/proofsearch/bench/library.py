@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proofsearch.bench.stdlib_extract import Extraction, extract_file
-from proofsearch.project.dune import DuneError
-from proofsearch.project.dune import theories as dune_theories
+from proofsearch.trace.dune import DuneError
+from proofsearch.trace.dune import theories as dune_theories
 from proofsearch.trace.sources import project_file
 
 

@@ -3,8 +3,8 @@
 Three descriptions give one :class:`~proofsearch.trace.sources.Project` (the tracer's
 own, so tracing, hole finding and rebuilding agree on every file's module): a folder
 with a ``_CoqProject`` or ``_RocqProject`` (read by the tracer), a dune project
-(``dune-project`` plus ``coq.theory`` or ``rocq.theory`` stanzas, :mod:`.dune`), or
-``.v`` files with ``--coq-arg``.
+(``dune-project`` plus ``coq.theory`` or ``rocq.theory`` stanzas,
+:mod:`proofsearch.trace.dune`), or ``.v`` files with ``--coq-arg``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from proofsearch.project.dune import DuneError, theories
 from proofsearch.trace import sources
+from proofsearch.trace.dune import DuneError, theories
 from proofsearch.trace.sources import Project, Source, SourceError
 
 

@@ -6,6 +6,8 @@ starting Coq. The tracer itself (``proofsearch trace``, see ``docs/trace.md``):
 
 - :mod:`~proofsearch.trace.sources`: the files to trace, their logical names and Coq
   arguments (installed stdlib, ``_CoqProject``, loose files);
+- :mod:`~proofsearch.trace.dune`: dune's ``coq.theory``/``rocq.theory`` stanzas, read as
+  loadpath flags (for ``prove`` and ``bench extract-coq``);
 - :mod:`~proofsearch.trace.deps`: direct requires from ``coqdep``, dependency order;
 - :mod:`~proofsearch.trace.file_trace`: one file through coqidetop (batches, proofs,
   steps);
