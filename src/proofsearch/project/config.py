@@ -57,8 +57,7 @@ def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
     if not found:
         raise SourceError(
             f"{folder}: dune-project but no (coq.theory …) or (rocq.theory …) stanza in any "
-            "dune file; "
-            "add one, or give the .v files with --coq-arg"
+            "dune file; add one, or give the .v files with --coq-arg"
         )
     tokens: list[str] = []
     for theory in found:

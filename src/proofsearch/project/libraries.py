@@ -165,7 +165,7 @@ def trace_libraries(
         out = library_out(prefix, coqc)
         # Shards of modules this library has not (``Coq.…`` left in the stdlib's folder
         # by Coq 8 when Rocq 9, whose modules are ``Stdlib.…``, traces there) stay unread.
-        foreign = _traced(out) - {s.module for s in library.sources}
+        foreign = held_modules([out]) - {s.module for s in library.sources}
         library.sources = [s for s in library.sources if s.module in keep]
         jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
         if jobs_list:
@@ -177,10 +177,6 @@ def trace_libraries(
                 run(jobs_list, workers=jobs)
         outs.append(without_modules(out, held | foreign))
     return outs
-
-
-def _traced(out: Path) -> set[str]:
-    return TraceDir(out).modules() if (out / "files").is_dir() else set()
 
 
 def held_modules(folders: Sequence[Path]) -> set[str]:
