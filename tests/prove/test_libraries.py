@@ -147,7 +147,7 @@ def test_a_view_of_a_library_trace_without_the_given_modules(tmp_path: Path) -> 
     given, out = tmp_path / "given", tmp_path / "mathcomp"
     _shards(given, "mathcomp.ssreflect.seq")
     _shards(out, "mathcomp.ssreflect.seq", "mathcomp.fingroup.perm")
-    held = held_modules([given])
+    held = held_modules([given, tmp_path / "not-traced-yet"])
     assert held == {"mathcomp.ssreflect.seq"}
     assert without_modules(out, set()) == out
     assert without_modules(out, {"Coq.Init.Logic"}) == out  # nothing of out is held
@@ -196,3 +196,22 @@ def test_a_given_trace_stands_for_the_modules_it_holds(
     # everything given: nothing traced, no folder
     _shards(given, smallest)
     assert trace_libraries(project, jobs=1, given=[given]) == []
+
+
+def test_prove_on_a_machine_that_never_traced_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real tracer and search, an empty cache (a new user's first run): the prelude the
+    project loads is traced into ``trace --coq-stdlib``'s folder, and the hole is filled
+    by what it learned. Reading the library's folder before it existed crashed ``prove``
+    (the check for another release's shards)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    hole = "Lemma negb_twice : forall b : bool, negb (negb b) = b.\nProof. Admitted.\n"
+    (folder / "A.v").write_text(hole)
+    (folder / "_CoqProject").write_text("-R . P\nA.v\n")
+    assert main(["prove", str(folder), "--quiet", "--write", "--timeout", "30"]) == 0
+    traced = held_modules([default_out("coq-stdlib")])
+    assert f"{theories_prefix(coq_where())}.Init.Datatypes" in traced
+    assert "Admitted" not in (folder / "A.v").read_text()

@@ -180,8 +180,9 @@ def trace_libraries(
 
 
 def held_modules(folders: Sequence[Path]) -> set[str]:
-    """The modules the trace ``folders`` hold."""
-    return {module for folder in folders for module in TraceDir(folder).modules()}
+    """The modules the trace ``folders`` hold (none for a folder not made yet: a library
+    traced for the first time)."""
+    return {module for folder in existing(folders) for module in TraceDir(folder).modules()}
 
 
 def without_modules(out: Path, held: set[str]) -> Path:
