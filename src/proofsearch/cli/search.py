@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from proofsearch.cli import hammer_tactics
+from proofsearch.cli import auto_index, hammer_tactics
 from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.console import message_console, print_notice
 from proofsearch.cli.errors import CommandError
@@ -175,7 +175,8 @@ def add_generator_options(parser: argparse.ArgumentParser) -> argparse._Argument
         "--index", action="append", default=None, metavar="TRACE_DIR",
         help="a trace folder (proofsearch trace); repeat it to read several as one index (the "
         "stdlib's, a library's, the project's): knn and premises read it; hf/openai/vllm "
-        "put the premises retrieved from it in their prompts",
+        "put the premises retrieved from it in their prompts. search: 'auto' traces (once, "
+        "cached) what the theorems' headers load from the installed libraries and uses that",
     )  # fmt: skip
     group.add_argument("--tactic", help="the tactic of --generator fixed")
     group.add_argument("--tactics-file", help="portfolio: one tactic a line, optional TAB logprob")
@@ -304,6 +305,27 @@ def default_generator(prover: str, index: str | Sequence[str] | None) -> str:
     return "knn-portfolio" if index and prover == "coq" else "portfolio"
 
 
+#: Said when a Coq search runs the portfolio alone because no index was given.
+NO_INDEX_NOTE = (
+    "no --index: searching with the bundled portfolio alone; --index auto learns from the "
+    "installed libraries your headers load (traced once, cached), and proves about three "
+    "times as many held-out stdlib lemmas"
+)
+
+
+def check_output(args: argparse.Namespace) -> None:
+    """``--output`` must be a file that is new, or that ``--resume``/``--overwrite``
+    may reuse: checked before any work."""
+    if os.path.isdir(args.output):
+        fix = f"give a file name, e.g. --output {os.path.join(args.output, 'results.jsonl')}"
+        raise CommandError(f"--output {args.output}", "is a folder", fix)
+    if os.path.exists(args.output) and not (args.resume or args.overwrite):
+        raise CommandError(
+            f"--output {args.output}", "already exists",
+            "pass --resume to continue that run, or --overwrite to start again",
+        )  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     from proofsearch.cli.theorem_input import read_theorem_file
     from proofsearch.cli.traces import check_places, index_list, open_traces, recorded_coq_args
@@ -322,6 +344,9 @@ def run(args: argparse.Namespace) -> int:
             f"{len(loaded.invalid)} bad line(s) (listed above), nothing was run",
             "fix them, or pass --skip-invalid to run the valid theorems",
         )
+    check_output(args)
+    if auto_index.wants_auto(args.index):
+        args.index = auto_index.resolve(args, loaded.theorems, console)
     traces = open_traces(index_list(args.index))
     if args.prover == "coq" and not args.coq_arg:
         args.coq_arg = recorded_coq_args(traces)  # the traced project's loadpath
@@ -330,6 +355,7 @@ def run(args: argparse.Namespace) -> int:
         prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
     except ValueError as exc:  # bad KEY=VALUE
         raise CommandError("", str(exc)) from None
+    portfolio_alone = args.generator is None and args.prover == "coq" and not args.index
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
     index_problem = check_index(index_list(args.index))
@@ -358,14 +384,6 @@ def run(args: argparse.Namespace) -> int:
         search=search_config(args, check=not args.no_check),
     )
     retry = [Status.ERROR] if args.retry_errors else []
-    if os.path.isdir(args.output):
-        fix = f"give a file name, e.g. --output {os.path.join(args.output, 'results.jsonl')}"
-        raise CommandError(f"--output {args.output}", "is a folder", fix)
-    if os.path.exists(args.output) and not (args.resume or args.overwrite):
-        raise CommandError(
-            f"--output {args.output}", "already exists",
-            "pass --resume to continue that run, or --overwrite to start again",
-        )  # fmt: skip
     try:
         store = ResultsStore(
             args.output, resume=args.resume, overwrite=args.overwrite, retry_statuses=retry
@@ -381,6 +399,8 @@ def run(args: argparse.Namespace) -> int:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
             raise CommandError("", str(exc), code=EXIT_FAILURES) from None
+    if portfolio_alone and todo and not args.quiet:
+        print_notice(console, NO_INDEX_NOTE)
     start = time.perf_counter()
     failure: str | None = None
     with store:
