@@ -102,3 +102,39 @@ def test_a_failing_sentence_inside_a_file_is_named(prover: CoqProver) -> None:
     broken[40] = "reflexivity."  # lemma 9 is `n + 9 = 9 + n`: not by reflexivity
     with pytest.raises(EnvError, match=r"(?s)header sentence 41 failed: .*'reflexivity.'"):
         prover.open(Theorem("t", "Lemma t : True.", "\n".join(broken)))
+
+
+#: A notation, then a header of 30 sentences with a ``Fail`` inside its first proof, and
+#: nothing after it that needs what came before (so the header itself never fails).
+NOTATION = 'Notation "x ⊕ y" := (x + y) (at level 50, left associativity).'
+FAILING = ["Lemma f : 1 = 2.", "Proof.", "Fail reflexivity.", "Abort."]
+CLOSED = [
+    s for i in range(6) for s in (f"Lemma c{i} : {i} = {i}.", "Proof.", "reflexivity.", "Qed.")
+]
+WITH_FAIL = ["Require Import Arith.", NOTATION, *FAILING, *CLOSED, "Time Fail Check 1 = true."]
+
+
+def test_fail_commands_are_never_loaded(tmp_path: Path) -> None:
+    loaded = load_sentences(WITH_FAIL, tmp_path)
+    runs = loaded_runs(tmp_path, WITH_FAIL)
+    assert runs and not any("Fail" in sentence for run in runs for sentence in run)
+    assert "Fail reflexivity." in loaded and loaded[-1] == "Time Fail Check 1 = true."
+    # Runs, kept sentences and the Fail commands are the header, in order.
+    expanded = []
+    for sentence in loaded:
+        if sentence.startswith('Load "'):
+            expanded += runs.pop(0)
+        else:
+            expanded.append(sentence)
+    assert expanded == WITH_FAIL
+
+
+def test_a_notation_survives_a_fail_in_a_long_header(prover: CoqProver) -> None:
+    """Real Coq: inside a ``Load``, ``Fail`` rolled back to the state before the ``Load``,
+    so the theorem's notation was gone (``statement rejected: Syntax Error: Lexer:
+    Undefined token``)."""
+    theorem = Theorem("t", "Lemma t : forall b : nat, b ⊕ 0 = b.", "\n".join(WITH_FAIL))
+    session = prover.open(theorem)
+    assert isinstance(session.root, ProofState)
+    assert any(s.startswith('Load "') for s in prover.line.sentences)  # loaded, not plain
+    assert prover.check(theorem, ["intros; apply Nat.add_0_r"]).ok
