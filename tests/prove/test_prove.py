@@ -99,7 +99,9 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.mark.usefixtures("no_new_coq_processes")
-def test_diff_write_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_write_and_rebuild(
+    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = write_project(tmp_path)
     patch = tmp_path / "holes.patch"
     results = tmp_path / "results.jsonl"
@@ -112,6 +114,11 @@ def test_diff_write_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "left Admitted: Sec.v:13 zero_zero: breaks Top.v:3:" in out
     assert "inside a Section: Qed generalises the lemma" in out
     assert "left Admitted: Mod.v:8 Arith2.impossible: no proof: search tree exhausted" in out
+    # The run's trace records the project's loadpath: check --index re-checks its proofs.
+    (run,) = (cache / "proofsearch" / "prove").iterdir()
+    check = ["check", str(results), str(run / "theorems.jsonl"), "--index", str(run / "trace")]
+    assert main(check) == 0
+    assert "re-checked 5 proof(s): 5 passed" in capsys.readouterr().out
     full = tmp_path / "full.patch"
     assert prove(str(folder), *common, "--full-names", "--patch", str(full)) == 0
     assert full.read_text() == expected_diff().replace(

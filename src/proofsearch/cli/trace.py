@@ -134,16 +134,6 @@ def _fix(message: str) -> str:
     )
 
 
-def record_project(project: Any, out: Path) -> None:
-    """Write the project's folder and Coq arguments into the trace (``project.json``):
-    ``search``/``check``/``export --index`` then load its files without ``--coq-arg``."""
-    from proofsearch.trace.schema import ProjectRecord, write_project
-
-    out.mkdir(parents=True, exist_ok=True)
-    record = ProjectRecord(name=project.name, root=str(project.root), coq_args=project.args)
-    write_project(out, record)
-
-
 def default_out(name: str) -> Path:
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "proofsearch" / "trace" / name
@@ -156,7 +146,7 @@ def _size(path: Path) -> int:
 def run(args: argparse.Namespace) -> int:
     from proofsearch.trace.runner import Limits, Summary, plan
     from proofsearch.trace.runner import run as run_jobs
-    from proofsearch.trace.sources import SourceError
+    from proofsearch.trace.sources import SourceError, record_project
 
     start = time.perf_counter()
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from proofsearch.trace.runner import Limits, Summary, plan, run
 from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
-from proofsearch.trace.sources import Project
+from proofsearch.trace.sources import Project, record_project
 
 
 def cache_root() -> Path:
@@ -37,6 +37,7 @@ def trace_project(
     the fix; the other files' shards are written all the same.
     """
     prune(project, out)
+    record_project(project, out)  # check/export --index of this trace load its files
     jobs_list, fresh = plan(
         project, out, limits=Limits(timeout=1800.0), coqc=coqc, retry_failed=True
     )

@@ -270,3 +270,14 @@ def _source(path: Path, project: Project) -> Source:
     except ValueError:
         file = str(path)
     return Source(path, file, module)
+
+
+def record_project(project: Project, out: Path) -> None:
+    """Write the project's folder and Coq arguments into the trace (``project.json``):
+    ``search``/``check``/``export --index`` then load its files without ``--coq-arg``."""
+    from proofsearch.trace.schema import ProjectRecord, write_project
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_project(
+        out, ProjectRecord(name=project.name, root=str(project.root), coq_args=project.args)
+    )
