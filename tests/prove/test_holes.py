@@ -148,3 +148,45 @@ def test_instances_are_holes_and_bodies_are_not() -> None:
         (10, "an anonymous Goal"),
         (15, "Program obligations are not searched"),
     ]
+
+
+def test_a_file_mixing_line_endings_keeps_each_holes() -> None:
+    """One CRLF hole made every fill of the file CRLF (the kept lines too)."""
+    text = (
+        "Lemma a : True.\nProof with auto.\nAdmitted.\nLemma b : True.\r\nProof.\r\nAdmitted.\r\n"
+    )
+    a, b = find_holes(SOURCE, text)[0]
+    assert fill_text(text, {a: ["exact I"], b: ["exact I"]}) == (
+        "Lemma a : True.\nProof with auto.\n  exact I.\nQed.\n"
+        "Lemma b : True.\r\nProof.\r\n  exact I.\r\nQed.\r\n"
+    )
+
+
+OTHER_ADMITTED = """\
+Fixpoint half (n : nat) : nat.
+Admitted.
+Section S.
+  Variable n : nat.
+  Let n_plus_0 : n + 0 = n.
+  Proof. intros. Admitted.
+  Lemma hole : n = n.
+  Proof. Admitted.
+End S.
+Program Definition g : {x : nat | x = 1} * {y : nat | y = 2} := (_, _).
+Next Obligation. Admitted.
+Next Obligation. Admitted.
+"""
+
+
+def test_every_other_admitted_proof_is_reported() -> None:
+    """A ``Fixpoint`` or ``Let`` proved by tactics and a second obligation were passed
+    over without a word: each is reported now, with why it is not searched."""
+    (hole,), skipped = find_holes(SOURCE, OTHER_ADMITTED)
+    assert hole.qualid == "hole"
+    kinds = "holes: lemmas, Examples, Definitions and named Instances"
+    assert [(s.line, s.ident, s.reason) for s in skipped] == [
+        (1, "half", f"a Fixpoint is not a hole ({kinds})"),
+        (5, "n_plus_0", f"a Let is not a hole ({kinds})"),
+        (10, "g", "Program obligations are not searched"),
+        (12, "", "Program obligations are not searched"),
+    ]

@@ -96,6 +96,16 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert prove(str(folder), "Base.v") == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "no proof ends in Admitted" in err
+    # An Admitted proof that is not a hole is said, in --list and before "nothing to do".
+    (folder / "Base.v").write_text(FILES["Base.v"] + "Fixpoint half (n : nat) : nat.\nAdmitted.\n")
+    assert prove(str(folder), "Base.v", "--list") == 0
+    line = "not searched: Base.v:{} half: a Fixpoint is not a hole (holes: lemmas, Examples, "
+    assert line.format(FILES["Base.v"].count("\n") + 1) in capsys.readouterr().out
+    (folder / "Base.v").write_text("Fixpoint half (n : nat) : nat.\nAdmitted.\n")
+    assert prove(str(folder), "Base.v") == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("not searched: Base.v:1 half: a Fixpoint is not a hole")
+    assert "no hole to search: 1 Admitted proof(s) are not holes (listed above)" in err
 
 
 @pytest.mark.usefixtures("no_new_coq_processes")

@@ -150,12 +150,22 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     if args.list:
         for hole in plan.selected:
             print(f"{hole.source.file}:{hole.line} {hole.qualid}")
+        from proofsearch.cli.prove_output import print_not_searched
+
+        print_not_searched(plan)
         return EXIT_OK
     if not plan.selected:
+        from proofsearch.cli.prove_output import print_not_searched
+
+        print_not_searched(plan)
         where = ", ".join(s.file for s in project.sources) or str(project.root)
-        raise Stop(
-            f"{project.root}: no proof ends in Admitted ({where}): nothing to do", EXIT_USAGE
+        what = (
+            f"no hole to search: {len(plan.not_searched)} Admitted proof(s) are not holes "
+            "(listed above)"
+            if plan.not_searched
+            else f"no proof ends in Admitted ({where})"
         )
+        raise Stop(f"{project.root}: {what}: nothing to do", EXIT_USAGE)
     run_dir = cache_root() / "prove" / project_key(project)
     output = args.output or run_dir / "results.jsonl"
     trace_dir = run_dir / "trace"

@@ -81,6 +81,7 @@ def write_back(
         outcome.left.items(), key=lambda item: (item[0].source.file, item[0].line)
     ):
         print(f"left Admitted: {hole.source.file}:{hole.line} {hole.qualid}: {reason}")
+    print_not_searched(plan)
     for hole, lemmas in outcome.resting.items():
         print(
             f"rests on Admitted: {hole.source.file}:{hole.line} {hole.qualid} uses "
@@ -103,6 +104,13 @@ def write_back(
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused else EXIT_OK
+
+
+def print_not_searched(plan: HolePlan) -> None:
+    """One line per ``Admitted`` proof of the selected files that is not a hole."""
+    for skipped in plan.not_searched:
+        name = f" {skipped.ident}" if skipped.ident else ""
+        print(f"not searched: {skipped.source.file}:{skipped.line}{name}: {skipped.reason}")
 
 
 def _table(
@@ -154,6 +162,11 @@ def _save(
             entry["left"].append(
                 {"name": hole.qualid, "line": hole.line, "reason": outcome.left.get(hole, "")}
             )
+    for skipped in plan.not_searched:
+        entry = files.setdefault(skipped.source.file, {"filled": [], "left": []})
+        entry.setdefault("not_searched", []).append(
+            {"name": skipped.ident, "line": skipped.line, "reason": skipped.reason}
+        )
     record = {
         "written": written,
         "files": files,

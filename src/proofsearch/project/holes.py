@@ -27,6 +27,8 @@ from proofsearch.trace.sources import Source
 #: Statements whose ``Admitted`` proof is a hole (``Definition``s too: ``Admitted`` and
 #: ``Qed`` both leave them opaque, so filling one changes nothing for later code).
 HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
+#: What the message for another ``Admitted`` proof says holes are.
+HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
 #: Statements that may carry their body after ``:=`` (then they open no proof).
 _MAY_HAVE_BODY = frozenset({"Definition", "Instance", "Example"})
 
@@ -112,6 +114,15 @@ def _indent_of(text: str, offset: int) -> tuple[str, bool]:
     return indent, before.strip() == ""
 
 
+def _line_ending(text: str, offset: int) -> str:
+    """The line ending of the line holding ``offset`` (``\r\n`` or ``\n``): a file may
+    mix them, and each hole is written as its own lines are."""
+    end = text.find("\n", offset)
+    if end == -1:  # the last line: as the line before it
+        end = text.rfind("\n", 0, offset)
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -155,6 +166,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     stack = ScopeStack()
     holes: list[Hole] = []
     skipped: list[Skipped] = []
+    covered: set[int] = set()  # the Admitted sentences of holes and of skipped proofs
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
@@ -182,6 +194,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             reason = "inside a Module Type: not a constant of the library"
         elif stack.broken:
             reason = "an End before it closes no open Section/Module"
+        covered.add(admitted)
         if reason:
             skipped.append(Skipped(source, line, ident, reason))
             continue
@@ -236,11 +249,48 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                     span_start : sentences[admitted].start + len(sentences[admitted].text)
                 ],
                 admits=admits,
-                newline="\r\n" if "\r\n" in text else "\n",
+                newline=_line_ending(text, sentences[admitted].start),
                 functor_parameters=stack.functor_parameters(),
             )
         )
+    skipped += _other_admitted(source, text, sentences, covered)
+    skipped.sort(key=lambda s: s.line)
     return holes, skipped
+
+
+def _other_admitted(
+    source: Source, text: str, sentences: Sequence[Sentence], covered: set[int]
+) -> list[Skipped]:
+    """Every other ``Admitted`` proof (a ``Fixpoint`` or ``Let`` by tactics, a second
+    ``Next Obligation``), so that none is passed over without a word."""
+    found = []
+    for index, sentence in enumerate(sentences):
+        if index in covered or command_of(sentence.text).word != "Admitted":
+            continue
+        if not vernac.is_proof_ender(command_of(sentence.text)):
+            continue
+        # The statement before ``Proof``, else the nearest command (tactics are lower
+        # case), else the sentence after the last proof.
+        opener = 0
+        for before in range(index - 1, -1, -1):
+            command = command_of(sentences[before].text)
+            if vernac.is_proof_ender(command):
+                opener = before + 1
+                break
+            if command.word == "Proof":
+                opener = max(before - 1, 0)
+                break
+            if command.word[:1].isupper():
+                opener = before
+                break
+        command = command_of(sentences[opener].text)
+        line = _line_of(text, sentences[opener].start)
+        if command.word in ("Next", "Obligation", "Solve"):
+            found.append(Skipped(source, line, "", "Program obligations are not searched"))
+        else:
+            reason = f"a {command.word or 'proof'} is not a hole (holes: {HOLE_KINDS})"
+            found.append(Skipped(source, line, command.ident, reason))
+    return found
 
 
 def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:

@@ -28,10 +28,13 @@ class HolePlan:
     all_holes: list[Hole] = field(default_factory=list)
     selected: list[Hole] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: The ``skipped`` proofs of the selected files: said to the user, never passed over.
+    not_searched: list[Skipped] = field(default_factory=list)
 
     def admitted_names(self) -> list[str]:
         """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
-        return sorted({h.qualid for h in self.all_holes} | {s.ident for s in self.skipped})
+        skipped = {s.ident for s in self.skipped if s.ident}
+        return sorted({h.qualid for h in self.all_holes} | skipped)
 
     def theorem_records(
         self, trace_dir: Path | None = None, learn_from_project: bool = False
@@ -92,6 +95,7 @@ def plan_holes(
         plan.skipped += skipped
         if module in chosen:
             plan.selected += holes
+            plan.not_searched += skipped
     if lemmas:
         plan.selected = select_lemmas(plan.selected, lemmas)
         for pattern in lemmas:
