@@ -52,7 +52,8 @@ def test_only_the_spans_change() -> None:
     expected = (
         TEXT.replace(
             "    Proof using x.\n      idtac. (* tried *)\n    Admitted.\n",
-            "    Proof using x.\n      reflexivity.\n    Qed.\n",
+            # the user's comment is kept (their partial tactics are replaced)
+            "    Proof using x.\n      (* tried *)\n      reflexivity.\n    Qed.\n",
         )
         .replace(
             "  Lemma b : True. Admitted.\n", "  Lemma b : True.\n  Proof.\n    exact I.\n  Qed.\n"

@@ -28,7 +28,7 @@ FILLED = {
     "Base.v": FILES["Base.v"].replace("Proof.\nAdmitted.\n", "Proof.\n  reflexivity.\nQed.\n"),
     "Sec.v": FILES["Sec.v"].replace(
         "  Proof using f_id.\n    (* a partial attempt *)\n  Admitted.\n",
-        "  Proof using f_id.\n    apply f_id.\n  Qed.\n",
+        "  Proof using f_id.\n    (* a partial attempt *)\n    apply f_id.\n  Qed.\n",
     ),
     # The stand-in's proof names the premise by its full path; prove writes the shortest
     # name Coq resolves at the hole.

@@ -20,7 +20,7 @@ from typing import Any
 
 from proofsearch.bench.stdlib_extract import StdlibLemma
 from proofsearch.env.coq import vernac
-from proofsearch.env.coq.sentences import Sentence, split_sentences
+from proofsearch.env.coq.sentences import Sentence, comments_in, split_sentences
 from proofsearch.env.coq.vernac import ScopeStack, command_of
 from proofsearch.trace.sources import Source
 
@@ -64,6 +64,9 @@ class Hole:
     admits: tuple[tuple[int, int], ...] = ()
     #: The file's line ending (``\r\n`` when it uses it), for the lines written.
     newline: str = "\n"
+    #: The comments inside the span after its ``Proof`` sentence: kept in a filled
+    #: proof, after ``Proof`` (the user's notes; their partial tactics are replaced).
+    comments: tuple[str, ...] = ()
     #: The parameters of the functors the hole is inside (``Module Make (A : T).``):
     #: its re-check prints its assumptions in place (:mod:`proofsearch.env.coq.checker`).
     functor_parameters: tuple[str, ...] = ()
@@ -223,6 +226,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         )
         statement_end = sentence.start + len(sentence.text)
         span_start = sentences[proof].start if proof is not None else statement_end
+        after_proof = span_start + len(sentences[proof].text) if proof is not None else span_start
         admits = tuple(
             (s.start - span_start, s.start - span_start + len(s.text))
             for s in sentences[first_tactic:admitted]
@@ -250,6 +254,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 ],
                 admits=admits,
                 newline=_line_ending(text, sentences[admitted].start),
+                comments=tuple(comments_in(text[after_proof : sentences[admitted].start])),
                 functor_parameters=stack.functor_parameters(),
             )
         )

@@ -18,7 +18,8 @@ from proofsearch.project.holes import Hole
 
 
 def filled_span(hole: Hole, proof: Sequence[str]) -> str:
-    """What replaces ``hole``'s span: ``Proof.``, one tactic a line, ``Qed.``; for a
+    """What replaces ``hole``'s span: ``Proof.``, the user's comments that were in it,
+    one tactic a line, ``Qed.``; for a
     hole with ``admit.`` steps, ``proof`` holds one block per ``admit.`` (see
     :mod:`.admits`)."""
     if hole.admits and len(proof) == len(hole.admits) and all(p.startswith("{ ") for p in proof):
@@ -27,7 +28,8 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
         return fill_admits(hole, proof)
     nl = hole.newline
     head = hole.proof_sentence or f"{nl}{hole.indent}Proof."
-    body = "".join(f"{nl}{hole.tactic_indent}{tactic}." for tactic in proof)
+    notes = "".join(f"{nl}{hole.tactic_indent}{comment}" for comment in hole.comments)
+    body = notes + "".join(f"{nl}{hole.tactic_indent}{tactic}." for tactic in proof)
     return f"{head}{body}{nl}{hole.qed_indent}Qed."
 
 

@@ -133,3 +133,21 @@ def blank_comments_and_strings(text: str) -> str:
         i = start = end
     parts.append(text[start:])
     return "".join(parts)
+
+
+def comments_in(text: str) -> list[str]:
+    """The comments of ``text`` (outermost ones, nested ones inside them), in order;
+    a ``(*`` inside a string literal opens none."""
+    found: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        if text.startswith("(*", i):
+            end = _skip_comment(text, i)
+            found.append(text[i:end])
+            i = end
+        elif text[i] == '"':
+            i = _skip_string(text, i)
+        else:
+            i += 1
+    return found
