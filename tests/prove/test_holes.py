@@ -191,3 +191,14 @@ def test_every_other_admitted_proof_is_reported() -> None:
         (10, "g", "Program obligations are not searched"),
         (12, "", "Program obligations are not searched"),
     ]
+
+
+def test_a_filled_proof_keeps_the_holes_comments_not_its_strings() -> None:
+    text = (
+        'Lemma t : True.\nProof.\n  (* plan: (* nested *) *) idtac "(* no".\n  (* b *)\nAdmitted.\n'
+    )
+    (hole,), _ = find_holes(SOURCE, text)
+    assert hole.comments == ("(* plan: (* nested *) *)", "(* b *)")
+    assert fill_text(text, {hole: ["exact I"]}) == (
+        "Lemma t : True.\nProof.\n  (* plan: (* nested *) *)\n  (* b *)\n  exact I.\nQed.\n"
+    )
