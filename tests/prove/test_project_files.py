@@ -38,3 +38,20 @@ def test_a_rocq_theory_stanza(tmp_path: Path) -> None:
     (folder / "dune").write_text("(rocq.theory\n (theories Stdlib))\n")
     with pytest.raises(ValueError, match=r"dune: rocq.theory without \(name …\)"):
         load_project([folder])
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [("-R .\nBase.v", "'Base.v' is not a logical name but a file"), ("-Q . a..b", "'a..b'")],
+)
+def test_a_loadpath_line_broken_in_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, why: str
+) -> None:
+    """``-R .`` with its name on the next line read the first file as the logical name,
+    and the project was searched as ``Base.v.Base`` without a word."""
+    folder = write_project(tmp_path)
+    listed = (folder / "_CoqProject").read_text().split("\n", 1)[1]
+    (folder / "_CoqProject").write_text(f"{line}\n{listed}")
+    assert main(["prove", str(folder), "--list"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert why in err and "on one line" in err and "_CoqProject" in err

@@ -17,6 +17,7 @@ folder that contains the file, its prefix, then the path below it.
 from __future__ import annotations
 
 import fnmatch
+import re
 import shlex
 import subprocess
 from collections.abc import Sequence
@@ -167,6 +168,10 @@ def root_prefix(project: Project) -> str | None:
     return next((p for folder, p in project.mappings if folder.resolve() == root), None)
 
 
+#: A ``-R``/``-Q`` logical name: dotted identifiers, or ``""`` (no prefix).
+_LOGICAL_NAME = re.compile(r"(?:[^\W\d][\w']*(?:\.[^\W\d][\w']*)*)?")
+
+
 def _parse_loadpath(
     tokens: list[str], base: Path, where: str
 ) -> tuple[list[str], list[tuple[Path, str]], list[str]]:
@@ -183,6 +188,14 @@ def _parse_loadpath(
             folder = (base / tokens[i + 1]).resolve()
             if not folder.is_dir():
                 raise SourceError(f"{where}: {token} {tokens[i + 1]}: no such folder")
+            name = tokens[i + 2]
+            if not _LOGICAL_NAME.fullmatch(name) or (base / name).is_file():
+                raise SourceError(
+                    f"{where}: {token} {tokens[i + 1]} {name}: {name!r} is not a logical "
+                    f"name{' but a file' if (base / name).is_file() else ''}; write "
+                    f"{token} {tokens[i + 1]} NAME (a dotted "
+                    "identifier such as MyLib) on one line"
+                )
             args += [token, str(folder), tokens[i + 2]]
             mappings.append((folder, tokens[i + 2]))
             i += 3
