@@ -230,6 +230,10 @@ def test_dune_project_and_a_file_edited_during_the_run(
     # (Sec.v was written, so zero_zero's result is stale: searched again too.)
     assert log.read_text().splitlines() == ["Arith2.add_comm'", "Arith2.impossible", "zero_zero"]
     assert (folder / "Mod.v").read_text() == FILLED["Mod.v"] + "(* edited during the run *)\n"
+    # dune refuses a source tree holding build products it did not make ("Multiple rules
+    # generated"): the compiled files went to the cache.
+    products = {".vo", ".vos", ".vok", ".glob", ".aux"}
+    assert [p.name for p in folder.rglob("*") if p.suffix in products] == []
 
 
 @pytest.mark.ray

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from proofsearch.project.learn import cache_root
 from proofsearch.trace import sources
 from proofsearch.trace.dune import DuneError, theories
 from proofsearch.trace.sources import Project, Source, SourceError
@@ -49,7 +50,8 @@ def load_project(
 
 def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
     """A dune project: each ``coq.theory``/``rocq.theory`` folder is ``-R FOLDER NAME``
-    (dune's mapping)."""
+    (dune's mapping), and so is its folder of compiled files in the cache (dune refuses
+    to build a source tree holding ``.vo`` files it did not make)."""
     try:
         found = theories(folder)
     except (DuneError, OSError) as exc:
@@ -59,13 +61,17 @@ def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
             f"{folder}: dune-project but no (coq.theory …) or (rocq.theory …) stanza in any "
             "dune file; add one, or give the .v files with --coq-arg"
         )
-    tokens: list[str] = []
-    for theory in found:
-        tokens += ["-R", str(theory.folder), theory.name]
-        for flag in theory.flags:
-            tokens += ["-arg", flag]
     root = folder.resolve()
     project = Project(root.name, root, [], [], compile=True)
+    # Compiled files go to the cache, each theory's folder bound to its name there too.
+    project.build_dir = cache_root() / "dune-build" / project_key(project)
+    tokens: list[str] = []
+    for theory in found:
+        built = project.build_dir / theory.folder.resolve().relative_to(root)
+        built.mkdir(parents=True, exist_ok=True)
+        tokens += ["-R", str(theory.folder), theory.name, "-R", str(built), theory.name]
+        for flag in theory.flags:
+            tokens += ["-arg", flag]
     args, mappings, _ = sources._parse_loadpath(tokens, root, f"{folder}/dune")
     more_args, more_maps, _ = sources._parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
     project.args = args + more_args

@@ -71,6 +71,25 @@ def requirements(graph: Mapping[str, Sequence[str]], module: str) -> set[str]:
     return found
 
 
+def _without_build_dir(project: Project) -> list[str]:
+    """The project's Coq arguments less the ``-R`` bindings of its ``build_dir`` (the
+    copy holds those ``.vo`` files beside its sources)."""
+    args = list(project.args)
+    if project.build_dir is None:
+        return args
+    kept: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "-R" and i + 2 < len(args) and Path(args[i + 1]).is_relative_to(
+            project.build_dir
+        ):
+            i += 3
+            continue
+        kept.append(args[i])
+        i += 1
+    return kept
+
+
 class ScratchBuild:
     """A copy of the project where filled texts are compiled before they are written."""
 
@@ -96,7 +115,9 @@ class ScratchBuild:
             symlinks=True,
             ignore=shutil.ignore_patterns(".git", "_build", ".*.aux"),
         )
-        self.args = [self._moved(arg) for arg in project.args]
+        if project.build_dir is not None:  # a dune project: its .vo files beside the copy
+            shutil.copytree(project.build_dir, self.root, dirs_exist_ok=True)
+        self.args = [self._moved(arg) for arg in _without_build_dir(project)]
         self.paths = {source.module: self._moved_path(source.path) for source in project.sources}
         self.files = {source.module: source.file for source in project.sources}
         self.originals = {

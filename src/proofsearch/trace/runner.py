@@ -4,7 +4,8 @@ Each file is a job for a worker process (one coqidetop each), started once every
 it requires inside the selection is done. A file whose shard is fresh (same key) is
 skipped. For a user project, ``.vo`` files must exist before a dependent can be traced:
 after tracing a file the worker compiles it with ``coqc`` (in place, next to the
-source, as ``make`` would) when its ``.vo`` is missing or older than the source; the
+source, as ``make`` would; a dune project's into a folder of the cache, see
+``Project.build_dir``) when its ``.vo`` is missing or older than the source; the
 installed standard library is already compiled and is never written to.
 """
 
@@ -62,6 +63,8 @@ class Job:
     build: bool
     trace: bool = True
     coqc: str = "coqc"
+    #: The ``.vo`` to write when it is not beside the source (``coqc -o``; dune projects).
+    vo: str = ""
 
 
 def _mtime(path: Path) -> float | None:
@@ -80,9 +83,9 @@ def needs_build(project: Project, graph: dict[str, list[str]], ordered: list[str
     stale: set[str] = set()
     for module in ordered:
         path = paths[module]
-        vo = _mtime(path.with_suffix(".vo"))
+        vo = _mtime(project.vo_path(path))
         deps = [dep for dep in graph[module] if dep in paths]
-        dep_vos = [_mtime(paths[dep].with_suffix(".vo")) for dep in deps]
+        dep_vos = [_mtime(project.vo_path(paths[dep])) for dep in deps]
         if (
             vo is None
             or vo < path.stat().st_mtime
@@ -97,8 +100,13 @@ def _compile(job: Job) -> FileError | None:
     """``coqc`` the file so that files requiring it can load it."""
     memory = job.limits.memory_limit_mb
     prefix = ["prlimit", f"--as={memory * 1024 * 1024}", "--"] if memory > 0 else []
+    output: list[str] = []
+    if job.vo:
+        Path(job.vo).parent.mkdir(parents=True, exist_ok=True)
+        output = ["-o", job.vo]
     command = [
-        *prefix, job.coqc, *job.args, *job.source.extra_args, *NATIVE_OFF, str(job.source.path)
+        *prefix, job.coqc, *job.args, *job.source.extra_args, *NATIVE_OFF, *output,
+        str(job.source.path),
     ]  # fmt: skip
     try:
         done = subprocess.run(  # one OCaml domain: OCaml 5 cannot start under the cap otherwise
@@ -249,6 +257,7 @@ def plan(
             limits=limits,
             build=module in build,
             coqc=coqc,
+            vo=str(project.vo_path(source.path)) if project.build_dir is not None else "",
         )
         if old is not None and old.key == key and (old.status == "traced" or not retry_failed):
             if module in build and old.status == "traced":

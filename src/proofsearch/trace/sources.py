@@ -53,9 +53,19 @@ class Project:
     mappings: list[tuple[Path, str]]
     sources: list[Source] = field(default_factory=list)
     compile: bool = True
+    #: Where compiled files go when not beside the sources: a dune project's source tree
+    #: must hold no build products (``dune build`` then fails: "Multiple rules
+    #: generated"), so they go to a folder of the cache, bound to the same logical names.
+    build_dir: Path | None = None
 
     def module_of(self, path: Path) -> str | None:
         return module_of(path, self.mappings)
+
+    def vo_path(self, path: Path) -> Path:
+        """Where the ``.vo`` of the source ``path`` is (or will be) compiled."""
+        if self.build_dir is None:
+            return path.with_suffix(".vo")
+        return (self.build_dir / path.resolve().relative_to(self.root)).with_suffix(".vo")
 
     def select(self, patterns: Sequence[str]) -> None:
         """Keep the files matching a glob (on the path) or a module prefix."""
