@@ -80,8 +80,10 @@ def _without_build_dir(project: Project) -> list[str]:
     kept: list[str] = []
     i = 0
     while i < len(args):
-        if args[i] == "-R" and i + 2 < len(args) and Path(args[i + 1]).is_relative_to(
-            project.build_dir
+        if (
+            args[i] == "-R"
+            and i + 2 < len(args)
+            and Path(args[i + 1]).is_relative_to(project.build_dir)
         ):
             i += 3
             continue
