@@ -215,3 +215,21 @@ def test_prove_on_a_machine_that_never_traced_anything(
     traced = held_modules([default_out("coq-stdlib")])
     assert f"{theories_prefix(coq_where())}.Init.Datatypes" in traced
     assert "Admitted" not in (folder / "A.v").read_text()
+
+
+def test_a_short_require_is_the_projects_own_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real coqdep: a ``-noinit`` project (HoTT's style) whose ``Basics`` shadows the
+    stdlib's ``Program.Basics``: its ``Require Import Basics.`` needs no library module,
+    and without the prelude nothing of the stdlib is wanted at all."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "Basics.v").write_text("Inductive unit : Type := tt.\n")
+    (folder / "A.v").write_text("Require Import Basics.\nDefinition x := tt.\n")
+    (folder / "_CoqProject").write_text("-R . HoTTLike\n-arg -noinit\nBasics.v\nA.v\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = load_project([folder])
+    assert required_library_modules(project) == {}
+    assert trace_libraries(project, jobs=1) == []
+    assert not (tmp_path / "cache").exists()  # not even the prelude was traced

@@ -49,9 +49,12 @@ class Library:
 def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, set[str]]:
     """Library prefix → the library modules the project's files require directly."""
     installed = installed_mappings(coq_where(coqc))
-    args = list(project.args)
+    args: list[str] = []
     for folder, prefix in installed:  # as coqc maps them
         args += mapping_args(folder, prefix)
+    # The project's own bindings last: for coqdep the last one wins, so HoTT's short
+    # ``Require Import Basics.`` is its own ``HoTT.Basics``, not ``Coq.Program.Basics``.
+    args += project.args
     files = [str(source.path) for source in project.sources]
     found: dict[str, set[str]] = {}
     for start in range(0, len(files), 200):
@@ -151,7 +154,8 @@ def trace_libraries(
     outs: list[Path] = []
     coqlib = coq_where(coqc)
     prelude = theories_prefix(coqlib)  # Coq (8.x) or Corelib (Rocq 9)
-    wanted: dict[str, set[str]] = {STDLIB: {f"{prelude}.Init.Prelude"}}
+    noinit = any(arg in ("-noinit", "-nois") for arg in project.args)  # no prelude loaded
+    wanted: dict[str, set[str]] = {} if noinit else {STDLIB: {f"{prelude}.Init.Prelude"}}
     for prefix, modules in required_library_modules(project, coqc).items():
         wanted.setdefault(_library_key(prefix, coqlib), set()).update(modules)
     held = held_modules(given)
