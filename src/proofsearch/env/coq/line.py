@@ -22,6 +22,7 @@ from pathlib import Path
 from proofsearch.env.base import EnvError, ProverStats
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.idetop import Call, CoqIdeTop, Reply, ReplyTimeout
+from proofsearch.env.coq.vernac import command_of
 
 #: Time limit for calls that only parse or move the tip (``Add``, ``Edit_at``).
 BOOKKEEPING_TIMEOUT = 30.0
@@ -60,6 +61,7 @@ class CoqLine:
         self.allow_unsupported_version = allow_unsupported_version
         self.binary = binary
         self.args = tuple(args)
+        self._noinit = any(arg in ("-noinit", "-nois") for arg in self.args)
         self.memory_limit = memory_limit
         self.cwd = cwd
         self.printing_width = printing_width
@@ -199,6 +201,14 @@ class CoqLine:
         limit = min(len(target), len(self.sentences))
         while common < limit and self.sentences[common] == target[common]:
             common += 1
+        if self._noinit and any(_may_load_ml(s) for s in self.sentences[common:]):
+            # Without the prelude, a plugin's grammar (ltac's ``by``, ``using``) comes with
+            # the first Require that loads it; an Edit_at below that sentence drops the
+            # grammar, and replaying the Require does not bring it back (the plugin stays
+            # loaded): ``Syntax error: [ltac_use_default] expected``. A fresh process does.
+            self.restart()
+            self._process()
+            common = 0
         self.cut(common)
         if common == len(target):
             return self.tip()
@@ -251,3 +261,11 @@ class CoqLine:
         if not self._edit_at_tip().good:
             self.restart()
         raise LineBroken(failing, message)
+
+
+def _may_load_ml(sentence: str) -> bool:
+    """A sentence that may load an OCaml plugin (and with it grammar rules)."""
+    command = command_of(sentence)
+    return command.word in ("Require", "Declare", "Load") or (
+        command.word == "From" and "Require" in command.words
+    )
