@@ -269,6 +269,14 @@ def test_a_file_whose_holes_cannot_open_is_one_line(
     assert len(err.splitlines()) == 1
     assert err.startswith("proofsearch prove: A.v: no hole could be opened: ")
     assert "Self.A.one" in err and "; make the file" in err
+    # Beside a file whose holes open, the run goes on: that file's proof is written.
+    (folder / "B.v").write_text(
+        "Lemma dbl_add : 1 = 1.\nProof. Admitted.\n"
+    )  # stand-in: reflexivity
+    args = ["--generator", STAND_IN, "--write", "--output", str(tmp_path / "r2.jsonl")]
+    assert prove(str(folder), *args) == 1
+    assert "Qed." in (folder / "B.v").read_text() and "Admitted" in (folder / "A.v").read_text()
+    assert "A.v: no hole could be opened: " in capsys.readouterr().err
 
 
 ADMITS = """\

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proofsearch.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE
-from proofsearch.cli.console import message_console, print_notice
+from proofsearch.cli.console import message_console, print_error, print_notice
 from proofsearch.cli.errors import CommandError
 from proofsearch.cli.options import (
     add_prover_options,
@@ -180,14 +180,17 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     results, searched = _search(args, project, records, output, indexes)
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
-    _header_errors(plan, results)
+    unopened = _header_errors(plan, results)
     if not (args.full_names and args.flat_proofs):
         step = time.perf_counter()
         results = _present(args, project, records, results, run_dir / "written-proofs.json")
         clock["presentation"] = time.perf_counter() - step
     from proofsearch.cli.prove_output import write_back
 
-    return write_back(args, project, plan, results, output, clock, start, console)
+    code = write_back(args, project, plan, results, output, clock, start, console)
+    for line in unopened:  # the other files' proofs are written all the same
+        print_error(console, line)
+    return EXIT_FAILURES if unopened else code
 
 
 def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[str]:
@@ -337,8 +340,11 @@ def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:
             del existing[name]
 
 
-def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
-    """Stop when every hole of a file failed to open with the same message."""
+def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per file none of whose holes could be opened (the same message for
+    each): the run stops when that is every file, and goes on for the others otherwise
+    (HoTT: one file's failure threw away twelve proofs of other files)."""
+    lines: list[str] = []
     by_file: dict[str, list[dict[str, Any]]] = {}
     for hole in plan.selected:
         record = results.get(hole.name)
@@ -351,11 +357,13 @@ def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> None:
         opened = [r for r in records if r["status"] != "error" or "open_time" in r]
         if len(messages) == 1 and not opened:
             message = " ".join(messages.pop().split())[:400]
-            raise Stop(
+            lines.append(
                 f"{file}: no hole could be opened: {message}; make the file's prefix "
-                "compile with the project's loadpath (_CoqProject -R/-Q or --coq-arg)",
-                EXIT_FAILURES,
+                "compile with the project's loadpath (_CoqProject -R/-Q or --coq-arg)"
             )
+    if lines and len(lines) == len(by_file):
+        raise Stop(lines[0] if len(lines) == 1 else "; ".join(lines), EXIT_FAILURES)
+    return lines
 
 
 def _learning_notice(workers: int, generator_actors: int) -> str:
