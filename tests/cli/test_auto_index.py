@@ -106,7 +106,7 @@ def test_auto_traces_what_the_header_loads_once(
 def test_a_search_without_an_index_says_what_it_misses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: bool
 ) -> None:
-    """The default without ``--index`` is the portfolio alone: said once, before the run
+    """The default without ``--index`` is the portfolio alone: said once, after the run
     (not when the user chose the portfolio)."""
     out = tmp_path / "r.jsonl"
     argv = ["search", str(_theorems(tmp_path)), "--timeout", "20", "--output", str(out), *extra]

@@ -399,8 +399,6 @@ def run(args: argparse.Namespace) -> int:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
             raise CommandError("", str(exc), code=EXIT_FAILURES) from None
-    if portfolio_alone and todo and not args.quiet:
-        print_notice(console, NO_INDEX_NOTE)
     start = time.perf_counter()
     failure: str | None = None
     with store:
@@ -437,6 +435,8 @@ def run(args: argparse.Namespace) -> int:
         records = read_results(args.output).records.values()
         names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
         Console().print(summary_table(summarize(r for r in records if r["name"] in names), wall))
+        if portfolio_alone and todo:
+            print_notice(console, NO_INDEX_NOTE)  # after the run: never before an error
     return EXIT_OK
 
 
