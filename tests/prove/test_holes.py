@@ -202,3 +202,19 @@ def test_a_filled_proof_keeps_the_holes_comments_not_its_strings() -> None:
     assert fill_text(text, {hole: ["exact I"]}) == (
         "Lemma t : True.\nProof.\n  (* plan: (* nested *) *)\n  (* b *)\n  exact I.\nQed.\n"
     )
+
+
+def test_a_definition_of_a_type_is_not_a_hole() -> None:
+    """HoTT's ``Definition jc_image : Type. Admitted.`` was "proved" by ``exact Empty``:
+    any type fits, so the search would pick an arbitrary one."""
+    text = (
+        "Definition jc_image : Type.\nAdmitted.\n"
+        "Definition F (A : Type) : Type -> Type.\nProof. Admitted.\n"
+        "Definition three : {n : nat | n = 3}.\nProof. Admitted.\n"
+    )
+    (hole,), skipped = find_holes(SOURCE, text)
+    assert hole.qualid == "three"
+    assert [(s.ident, s.reason.split(":")[0]) for s in skipped] == [
+        ("jc_image", "its type is a sort"),
+        ("F", "its type is a sort"),
+    ]

@@ -193,6 +193,8 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             reason = "an anonymous Goal"
         elif not ident:
             reason = "no name"
+        elif command.word in _MAY_HAVE_BODY and vernac.defines_a_type(command):
+            reason = "its type is a sort: it defines a type, which no proof search should pick"
         elif "module_type" in kinds:
             reason = "inside a Module Type: not a constant of the library"
         elif stack.broken:

@@ -197,6 +197,23 @@ def gives_body(command: Command) -> bool:
     return any(command.bare.startswith(":=", offset) for offset in _top_level(command.bare))
 
 
+_SORT = re.compile(r"(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?")
+
+
+def defines_a_type(command: Command) -> bool:
+    """Whether a statement's type ends in a sort (``Definition T : Type.``, ``Definition
+    F (A : Type) : Type -> Type.``): its proof would be a type, not a proof."""
+    text = command.bare.rstrip().removesuffix(".")
+    top = list(_top_level(text))
+    colon = next((i for i in top if text[i] == ":" and text[i + 1 : i + 2] != "="), None)
+    if colon is None:
+        return False
+    kind = text[colon + 1 :]
+    cuts = [i + 1 for i in _top_level(kind) if kind[i] == ","]
+    cuts += [i + 2 for i in _top_level(kind) if kind.startswith("->", i)]
+    return bool(_SORT.fullmatch(kind[max(cuts, default=0) :].strip()))
+
+
 def functor_binders(after_name: str) -> tuple[tuple[str, ...], str, str]:
     """The names bound by the ``(A B : T)`` groups that follow a functor's name, those
     groups' text, and the text after them."""
