@@ -19,7 +19,9 @@ Subcommands, run in this order (the work folder defaults to
 * ``prepare``: refuses to run if the library is installed (:func:`library_visible`),
   downloads the package (``apt-get download``), unpacks it (``dpkg -x``, no
   install), copies the ``.v`` files to ``project/theories`` with a ``_CoqProject``
-  (``-Q theories NAME``), draws the sample (:func:`eligible_lemmas`, :data:`SEED`),
+  (``-R theories NAME``, and ``-arg ARG`` for each ``--coq-flag``: HoTT needs
+  ``-noinit -indices-matter``; ``--subset PATH`` keeps only that part of the library and
+  what it Requires), draws the sample (:func:`eligible_lemmas`, :data:`SEED`),
   writes the holes into the project and ``holes.jsonl``, a theorem file of the same
   holes whose header is the holed file's prefix (as the stdlib extractor does).
 * ``build``: ``coq_makefile`` + ``make`` of the project; prints whether it builds, the
@@ -100,12 +102,15 @@ def coq_where(coqc: str = "coqc") -> Path:
     return Path(done.stdout.strip())
 
 
-def library_visible(package: str, name: str, module: str, coqc: str = "coqc") -> list[str]:
+def library_visible(
+    package: str, name: str, module: str, coqc: str = "coqc", flags: Sequence[str] = ()
+) -> list[str]:
     """Every way the installed system could hand Coq the library's compiled lemmas.
 
     Three checks: ``dpkg-query`` says the package is installed; a ``NAME`` folder sits
     in ``$(coqc -where)/user-contrib`` or on ``COQPATH``; ``Require NAME.MODULE.``
-    compiles in an empty folder without any ``-Q``. An empty list means none.
+    compiles in an empty folder without any ``-Q`` (with the library's ``flags``, as
+    HoTT's files load only under ``-noinit``). An empty list means none.
     """
     found: list[str] = []
     status = subprocess.run(
@@ -121,7 +126,7 @@ def library_visible(package: str, name: str, module: str, coqc: str = "coqc") ->
     with tempfile.TemporaryDirectory(prefix="prove-library-require-") as tmp:
         Path(tmp, "Probe.v").write_text(f"Require {name}.{module}.\n")
         done = subprocess.run(
-            [coqc, "Probe.v"], cwd=tmp, capture_output=True, text=True, check=False
+            [coqc, *flags, "Probe.v"], cwd=tmp, capture_output=True, text=True, check=False
         )
     if done.returncode == 0:
         found.append(f"'Require {name}.{module}.' compiles without any -Q")
@@ -189,9 +194,22 @@ def package_version(workdir: Path, package: str) -> str:
     return done.stdout.strip()
 
 
-def copy_project(library: Path, project: Path, name: str) -> list[Path]:
+def copy_project(
+    library: Path,
+    project: Path,
+    name: str,
+    flags: Sequence[str] = (),
+    subset: Sequence[str] = (),
+) -> list[Path]:
     """The ``.v`` files (and only those) under ``project/theories``, and a ``_CoqProject``
-    mapping them to the logical ``name``."""
+    mapping them to the logical ``name``, with each of ``flags`` as an ``-arg`` line
+    (HoTT's ``-noinit``, ``-indices-matter``).
+
+    With a ``subset`` (files or folders of the library, ``Basics`` or ``Spaces/Nat.v``),
+    only those files and every file they Require, directly or not, are kept
+    (:func:`required_closure`): a library too big to build and trace whole is measured
+    on a part of it that builds on its own.
+    """
     if project.exists():
         shutil.rmtree(project)
     theories = project / "theories"
@@ -200,13 +218,55 @@ def copy_project(library: Path, project: Path, name: str) -> list[Path]:
         target = theories / source.relative_to(library)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
-    listed = sorted(p.relative_to(project).as_posix() for p in theories.rglob("*.v"))
-    # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by short
-    # name (``Require Import Alphabet.``), which only ``-R`` resolves.
-    (project / "_CoqProject").write_text(
-        f"-R theories {name}\n" + "".join(f"{path}\n" for path in listed)
-    )
+
+    def write_project() -> None:
+        listed = sorted(p.relative_to(project).as_posix() for p in theories.rglob("*.v"))
+        # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by
+        # short name (``Require Import Alphabet.``), which only ``-R`` resolves.
+        (project / "_CoqProject").write_text(
+            f"-R theories {name}\n"
+            + "".join(f"-arg {flag}\n" for flag in flags)
+            + "".join(f"{path}\n" for path in listed)
+        )
+
+    write_project()
+    if subset:
+        kept = required_closure(project, subset)
+        for path in theories.rglob("*.v"):
+            if path.relative_to(project).as_posix() not in kept:
+                path.unlink()
+        write_project()
     return sorted(theories.rglob("*.v"))
+
+
+def required_closure(project: Path, subset: Sequence[str]) -> set[str]:
+    """The project's files (``theories/…v``) named by ``subset`` (paths relative to
+    ``theories``, a folder meaning every file under it and the ``.v`` file of its name)
+    and every file they Require, as ``coqdep`` reads the ``_CoqProject``."""
+    done = subprocess.run(
+        ["coqdep", "-f", "_CoqProject"], cwd=project, capture_output=True, text=True, check=True
+    )
+    needs: dict[str, list[str]] = {}
+    for line in done.stdout.splitlines():
+        targets, _, deps = line.partition(":")
+        first = targets.split()[0] if targets.split() else ""
+        if first.endswith(".vo"):
+            source = first[: -len(".vo")] + ".v"
+            needs[source] = [d[: -len(".vo")] + ".v" for d in deps.split() if d.endswith(".vo")]
+    wanted: list[str] = []
+    for item in subset:
+        base = "theories/" + item.strip("/").removesuffix(".v")
+        found = [f for f in needs if f == f"{base}.v" or f.startswith(f"{base}/")]
+        if not found:
+            raise SystemExit(f"error: --subset {item}: no such file or folder in the library")
+        wanted += found
+    kept: set[str] = set()
+    while wanted:
+        file = wanted.pop()
+        if file not in kept:
+            kept.add(file)
+            wanted += [d for d in needs.get(file, []) if d in needs]
+    return kept
 
 
 # -- the sample ------------------------------------------------------------------
@@ -428,9 +488,9 @@ def _relocated_indexes(original: str, holed: str, holes: Sequence[Hole]) -> dict
 # -- prepare ---------------------------------------------------------------------
 
 
-def refuse_if_visible(package: str, name: str, module: str) -> None:
+def refuse_if_visible(package: str, name: str, module: str, flags: Sequence[str] = ()) -> None:
     """Stop (exit 2) when Coq could load the library without the scratch project."""
-    found = library_visible(package, name, module)
+    found = library_visible(package, name, module, flags=flags)
     if found:
         raise SystemExit(
             f"error: {package} must not be installed while measuring (its compiled "
@@ -452,15 +512,18 @@ def first_module(library: Path) -> str:
 def prepare(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
     library, name = fetch_sources(args.package, workdir)
-    refuse_if_visible(args.package, name, first_module(library))
+    flags: list[str] = args.coq_flag
+    refuse_if_visible(args.package, name, first_module(library), flags)
     holed = workdir / "holed"
-    files = copy_project(library, holed, name)
+    files = copy_project(library, holed, name, flags, args.subset)
     theories = holed / "theories"
     eligible, reasons, _ = eligible_lemmas(
         theories, name, functors=args.functors, instances=args.instances
     )
     chosen = draw(eligible, args.sample, args.seed)
-    chosen = with_proof_using(chosen, library, name, workdir / "original", args.jobs)
+    chosen = with_proof_using(
+        chosen, library, name, workdir / "original", args.jobs, flags, args.subset
+    )
     records = holed_records(theories, chosen)
     by_file: dict[str, list[Hole]] = {}
     for hole in chosen:
@@ -483,6 +546,8 @@ def prepare(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "functors": args.functors,
         "instances": args.instances,
+        "coq_flags": flags,
+        "subset": args.subset,
         "files": len(files),
         "eligible": len(eligible),
         "drawn": len(chosen),
@@ -523,7 +588,13 @@ def suggested_proof_using(output: str) -> dict[str, str]:
 
 
 def with_proof_using(
-    chosen: Sequence[Hole], library: Path, name: str, scratch: Path, jobs: int
+    chosen: Sequence[Hole],
+    library: Path,
+    name: str,
+    scratch: Path,
+    jobs: int,
+    flags: Sequence[str] = (),
+    subset: Sequence[str] = (),
 ) -> list[Hole]:
     """``chosen``, each hole of a Section whose proof has no ``Proof using``, in a file
     that sets no ``Default Proof Using``, made ``Proof using VARS. Admitted.`` with the
@@ -543,14 +614,14 @@ def with_proof_using(
     }  # fmt: skip
     if not bare:
         return list(chosen)
-    copy_project(library, scratch, name)
+    copy_project(library, scratch, name, flags, subset)
     built = build_project(scratch, jobs, scratch / "build.log")
     if not built.ok:
         raise SystemExit(f"the original library does not build: {built.log}")
     suggestions: dict[str, dict[str, str]] = {}
     for file in sorted({h.lemma.file for h in bare.values()}):
         done = subprocess.run(
-            ["coqc", "-R", "theories", name, "-set", "Suggest Proof Using",
+            ["coqc", *flags, "-R", "theories", name, "-set", "Suggest Proof Using",
              f"theories/{file}"],
             cwd=scratch, capture_output=True, text=True, check=False,
         )  # fmt: skip
@@ -637,7 +708,8 @@ def hammer(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
     theories = workdir / "holed" / "theories"
-    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"))
+    flags = tuple(sample.get("coq_flags", ()))
+    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"), flags)
     loaded = load_theorems(workdir / "holes.jsonl")
     if loaded.invalid:
         print(f"error: {loaded.invalid[0]}", file=sys.stderr)
@@ -645,7 +717,7 @@ def hammer(args: argparse.Namespace) -> int:
     # Proofs may rest on other holes (still Admitted): accepted, and counted apart.
     hole_names = tuple(sorted({h["qualid"].split(".")[-1] for h in sample["holes"]}))
     coq = CoqConfig(
-        args=("-R", str(theories), sample["library"]),
+        args=(*flags, "-R", str(theories), sample["library"]),
         check_timeout=args.check_timeout,
         allowed_axioms=hole_names,
     )
@@ -736,7 +808,8 @@ def prove(args: argparse.Namespace) -> int:
     """``proofsearch prove --write`` on ``project/``, timed; then the whole build."""
     workdir: Path = args.workdir
     sample = json.loads((workdir / "sample.json").read_text())
-    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"))
+    flags = tuple(sample.get("coq_flags", ()))
+    refuse_if_visible(sample["package"], sample["library"], sample.get("probe", "base"), flags)
     project = workdir / "project"
     if args.fresh:
         shutil.rmtree(project)
@@ -855,6 +928,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_argument(
         "--instances", action="store_true", help="named Instances with a proof may be holes too"
     )
+    sub.add_argument(
+        "--coq-flag", action="append", default=[], metavar="ARG",
+        help="an argument for coqc, written as '-arg ARG' in the _CoqProject and given to "
+        "hammer (repeatable: HoTT's --coq-flag=-noinit --coq-flag=-indices-matter)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--subset", action="append", default=[], metavar="PATH",
+        help="only this file or folder of the library and the files it Requires "
+        "(repeatable; a library too big to build whole)",
+    )  # fmt: skip
     sub.add_argument("--jobs", type=int, default=2, help="make -jJOBS (Proof using)")
     sub = add("build", "coq_makefile + make of the holed or proved project")
     sub.add_argument("--which", choices=("holed", "project"), default="holed")

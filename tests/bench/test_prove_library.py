@@ -422,3 +422,37 @@ def test_the_library_folder_of_an_unpacked_package(
     (shared / "finmap" / "finmap.v").write_text("Lemma x : True. Proof. exact I. Qed.\n")
     assert prove_library.unpacked_library(tmp_path) == (shared / "finmap", "mathcomp.finmap")
     assert prove_library.unpacked_library(tmp_path / "usr" / "share") is None
+
+
+@requires_coq
+def test_coq_flags_and_a_subset_of_the_library(
+    prove_library: ModuleType, theories: Path, tmp_path: Path
+) -> None:
+    """HoTT builds only under ``-noinit -indices-matter``: each ``--coq-flag`` is an
+    ``-arg`` line of the ``_CoqProject`` (``coq_makefile`` hands it to coqc); a
+    ``--subset`` keeps the files named and what they Require, nothing else."""
+    if shutil.which("coq_makefile") is None:
+        pytest.skip("coq_makefile is not installed")
+    library = tmp_path / "Tiny"
+    shutil.copytree(theories, library)
+    # The prelude has ``_ = _`` at level 70: this file compiles only under -noinit.
+    (library / "noinit.v").write_text(
+        'Inductive T : Type := t.\nNotation "x = y" := (x y) (at level 10).\n'
+    )
+    (library / "other").mkdir()
+    (library / "other" / "more.v").write_text("From Tiny Require Import noinit.\n")
+    project = tmp_path / "project"
+    flags = ["-noinit", "-indices-matter"]
+    files = prove_library.copy_project(library, project, "Tiny", flags, ["other"])
+    assert [f.relative_to(project).as_posix() for f in files] == [
+        "theories/noinit.v",
+        "theories/other/more.v",
+    ]
+    assert (project / "_CoqProject").read_text() == (
+        "-R theories Tiny\n-arg -noinit\n-arg -indices-matter\n"
+        "theories/noinit.v\ntheories/other/more.v\n"
+    )
+    built = prove_library.build_project(project, 1, tmp_path / "build.log")
+    assert built.ok, (tmp_path / "build.log").read_text()
+    with pytest.raises(SystemExit, match="--subset nowhere"):
+        prove_library.copy_project(library, project, "Tiny", flags, ["nowhere"])
