@@ -16,12 +16,17 @@ import pytest
 
 from proofsearch.env.base import ProofState
 from proofsearch.env.coq import CoqConfig, CoqProver
+from proofsearch.env.coq.version import binary_version
 from proofsearch.theorem import Theorem
 from tests.conftest import COQ_INSTALLED
 
 pytestmark = pytest.mark.skipif(not COQ_INSTALLED, reason="Coq is not installed")
 
-BASE = 'Declare ML Module "ltac_plugin".\nGlobal Set Default Proof Mode "Classic".\n'
+#: ltac's plugin by its legacy name (8.x), or by its findlib name (Rocq 9 knows no other).
+PLUGIN = (
+    "rocq-runtime.plugins.ltac" if COQ_INSTALLED and binary_version("coqc").rocq else "ltac_plugin"
+)
+BASE = f'Declare ML Module "{PLUGIN}".\nGlobal Set Default Proof Mode "Classic".\n'
 BASE += "Inductive True : Prop := I.\n"
 USE = "Lemma used : True.\nProof. assert True by exact I. exact I. Qed."
 
