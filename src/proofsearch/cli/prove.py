@@ -138,11 +138,12 @@ def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
 
 
 def _prove(args: argparse.Namespace, console: Any) -> int:
-    from proofsearch.cli.search import search_config
+    from proofsearch.cli.search import check_tactics_file, search_config
     from proofsearch.project.config import project_key
     from proofsearch.project.learn import cache_root
 
     search_config(args, check=True)  # bad budgets stop the command before any work
+    check_tactics_file(args)
     clock: dict[str, float] = dict.fromkeys(PHASES, 0.0)
     start = time.perf_counter()
     project, plan = _load(args)

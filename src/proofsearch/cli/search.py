@@ -279,11 +279,6 @@ def check_generator_inputs(args: argparse.Namespace) -> None:
         raise CommandError(
             "--generator fixed", "needs a tactic", "give --tactic, e.g. --tactic auto"
         )
-    if args.tactics_file and not os.path.isfile(args.tactics_file):
-        raise CommandError(
-            f"--tactics-file {args.tactics_file}", "no such file",
-            "give a file of tactics, one a line (optionally TAB and a log-probability)",
-        )  # fmt: skip
     given_model = args.model or any(o.startswith("model=") for o in args.gen_option)
     if generator in ("hf", "vllm") and not given_model:
         raise CommandError(f"--generator {generator}", "needs a model", "give --model CHECKPOINT")
@@ -313,9 +308,31 @@ NO_INDEX_NOTE = (
 )
 
 
-def check_output(args: argparse.Namespace) -> None:
-    """``--output`` must be a file that is new, or that ``--resume``/``--overwrite``
-    may reuse: checked before any work."""
+def check_tactics_file(args: argparse.Namespace) -> None:
+    """A ``--tactics-file`` must exist and read as one (a bad line was a traceback inside
+    the run, after the prover had started)."""
+    if args.tactics_file and not os.path.isfile(args.tactics_file):
+        raise CommandError(
+            f"--tactics-file {args.tactics_file}", "no such file",
+            "give a file of tactics, one a line (optionally TAB and a log-probability)",
+        )  # fmt: skip
+    if args.tactics_file:  # its lines too: a bad one was a traceback inside the run
+        from proofsearch.generate.portfolio import TacticsFileError, load_tactics
+
+        try:
+            load_tactics(args.tactics_file)
+        except (TacticsFileError, OSError, UnicodeDecodeError) as exc:
+            raise CommandError(
+                f"--tactics-file {args.tactics_file}", " ".join(str(exc).split("\n")),
+                "one tactic a line, optionally a TAB and a log-probability ≤ 0",
+            ) from None  # fmt: skip
+
+
+def check_files(args: argparse.Namespace) -> None:
+    """The files the command line names, checked before any work: ``--output`` must be a
+    file that is new (in a folder that can be written), or that ``--resume`` or
+    ``--overwrite`` may reuse; a ``--tactics-file`` must read as one."""
+    check_tactics_file(args)
     if os.path.isdir(args.output):
         fix = f"give a file name, e.g. --output {os.path.join(args.output, 'results.jsonl')}"
         raise CommandError(f"--output {args.output}", "is a folder", fix)
@@ -323,6 +340,24 @@ def check_output(args: argparse.Namespace) -> None:
         raise CommandError(
             f"--output {args.output}", "already exists",
             "pass --resume to continue that run, or --overwrite to start again",
+        )  # fmt: skip
+    if args.resume and args.overwrite:
+        raise CommandError(
+            "--resume --overwrite", "ask for opposite things",
+            "give --resume to continue the run, or --overwrite to start again",
+        )  # fmt: skip
+    folder = os.path.dirname(os.path.abspath(args.output))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(
+            f"--output {args.output}", f"its folder cannot be made ({exc.strerror})",
+            "give a path in a folder you can write",
+        ) from None  # fmt: skip
+    if not os.access(folder, os.W_OK):
+        raise CommandError(
+            f"--output {args.output}", "its folder is not writable",
+            "give a path in a folder you can write",
         )  # fmt: skip
 
 
@@ -344,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
             f"{len(loaded.invalid)} bad line(s) (listed above), nothing was run",
             "fix them, or pass --skip-invalid to run the valid theorems",
         )
-    check_output(args)
+    check_files(args)
     if auto_index.wants_auto(args.index):
         args.index = auto_index.resolve(args, loaded.theorems, console)
     traces = open_traces(index_list(args.index))
@@ -355,7 +390,9 @@ def run(args: argparse.Namespace) -> int:
         prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
     except ValueError as exc:  # bad KEY=VALUE
         raise CommandError("", str(exc)) from None
-    portfolio_alone = args.generator is None and args.prover == "coq" and not args.index
+    portfolio_alone = (
+        args.generator is None and args.prover == "coq" and not args.index and not args.tactics_file
+    )
     if args.generator is None:
         args.generator = default_generator(args.prover, args.index)
     index_problem = check_index(index_list(args.index))

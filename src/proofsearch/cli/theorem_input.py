@@ -56,4 +56,10 @@ def read_theorem_file(args: argparse.Namespace, order_hint: str = "") -> Theorem
             "this is a results file (its lines have 'status' and 'proof', no 'statement')",
             f"{fix}{order_hint}",
         )
+    if not loaded.invalid and not loaded.theorems:
+        raise CommandError(path, "holds no theorem", "one JSON object a line (name, statement)")
+    if getattr(args, "prover", "coq") == "coq":
+        from proofsearch.env.coq.header_scopes import with_implied_place
+
+        loaded.theorems = [with_implied_place(theorem) for theorem in loaded.theorems]
     return loaded

@@ -35,6 +35,11 @@ class TheoremLine(BaseModel):
     qualid: str | None = None
     functor_parameters: list[str] | None = None
     learn_from: list[str] | None = None
+    # A theorem's place in a traced project (``--index``): ``"line": "6"`` was accepted
+    # and failed inside the run, one ``error`` row per theorem.
+    module: str | None = None
+    file: str | None = None
+    line: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="before")
     @classmethod
@@ -48,6 +53,7 @@ class TheoremLine(BaseModel):
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
 CHECKED_FIELDS = (
     "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "learn_from",
+    "module", "file", "line",
 )  # fmt: skip
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from proofsearch.env.coq.version import NATIVE_OFF, coq_env
+from proofsearch.env.coq.version import NATIVE_OFF, coq_env, without_native_warning
 from proofsearch.trace.deps import order, requires
 from proofsearch.trace.file_trace import trace_file
 from proofsearch.trace.require_lines import require_lines
@@ -122,8 +122,9 @@ def _compile(job: Job) -> FileError | None:
         return FileError(line=1, message=f"coqc took more than {job.limits.timeout:g} s")
     if done.returncode == 0:
         return None
-    match = _COQC_LINE.search(done.stderr)
-    message = done.stderr.strip()[-2000:] or f"coqc exited with code {done.returncode}"
+    stderr = without_native_warning(done.stderr)
+    match = _COQC_LINE.search(stderr)
+    message = stderr.strip()[-2000:] or f"coqc exited with code {done.returncode}"
     return FileError(line=int(match.group(1)) if match else 1, message=message)
 
 

@@ -52,16 +52,26 @@ from proofsearch.env.coq.leaks import (
     located_paths,
 )
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
-from proofsearch.env.coq.version import NATIVE_OFF, coq_env, supported_range
+from proofsearch.env.coq.vernac import strip_comments
+from proofsearch.env.coq.version import (
+    NATIVE_OFF,
+    coq_env,
+    supported_range,
+    without_native_warning,
+)
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
     r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition|Instance)"
     r"\s+"
-    r"([A-Za-z_][A-Za-z0-9_']*)"
+    r"([^\W\d][\w']*)"  # Coq's identifiers: Unicode letters too (Theorem θ : …)
 )
 _GOAL = re.compile(r"^\s*Goal\b")
 MODULE = "ProofsearchCheck"
+#: How a user lets a proof rest on an axiom (the Reals' own, ``Classical``'s…).
+AXIOM_FIX = (
+    " (to allow them: the theorem's allowed_axioms or any_axiom field, or --allow-axiom NAME)"
+)
 #: The second file, which only prints the first's assumptions.
 ASSUMPTIONS_MODULE = "ProofsearchAssumptions"
 #: With a header suffix: the files that list the proof's dependencies and locate them.
@@ -70,7 +80,9 @@ LOCATE_MODULE = "ProofsearchLocate"
 
 
 def statement_name(statement: str) -> str | None:
-    """The identifier a Coq statement declares (``Unnamed_thm`` for ``Goal``)."""
+    """The identifier a Coq statement declares (``Unnamed_thm`` for ``Goal``); comments
+    before or inside the statement's first words do not count."""
+    statement = strip_comments(statement)
     match = _NAMED.match(statement)
     if match:
         return match.group(1)
@@ -165,10 +177,12 @@ def run_coqc(
     command = [coqc, *args, *NATIVE_OFF, "-Q", str(folder), "", str(path)]
     if memory_limit:
         command = ["prlimit", f"--as={memory_limit}", "--", *command]
-    return subprocess.run(
+    done = subprocess.run(
         command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False,
         env=coq_env(tmpdir=tmpdir),
     )  # fmt: skip
+    done.stderr = without_native_warning(done.stderr)
+    return done
 
 
 def compile_source(
@@ -263,7 +277,9 @@ def check_proof(
             return CheckResult(False, other or "not closed", axioms)
         extra = [a for a in axioms if a not in allowed and a.split(".")[-1] not in allowed]
         if extra and not any_axiom:
-            return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
+            return CheckResult(
+                False, f"uses axioms not allowed: {', '.join(extra)}{AXIOM_FIX}", axioms
+            )
         if suffix:
             leak = _suffix_leak(
                 compiled.stdout, Path(tmp), name, suffix,
@@ -363,7 +379,9 @@ def _check_in_place(
             if a.split(".")[-1] not in short and a.split(".")[0] not in parameters
         ]  # fmt: skip
         if extra:
-            return CheckResult(False, f"uses axioms not allowed: {', '.join(extra)}", axioms)
+            return CheckResult(
+                False, f"uses axioms not allowed: {', '.join(extra)}{AXIOM_FIX}", axioms
+            )
     return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
 
 

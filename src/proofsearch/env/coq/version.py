@@ -51,6 +51,19 @@ IDETOP_NAMES = ("coqidetop.opt", "coqidetop")
 #: OCaml into ``$TMPDIR/Coq_native<hex>`` and running ``ocamlfind``/``ocamlopt`` on it
 #: (a compiler run per tactic, and a folder left behind by every killed coqidetop).
 NATIVE_OFF: tuple[str, ...] = ("-native-compiler", "no")
+#: What 8.14+ print for :data:`NATIVE_OFF` itself, before every other message.
+_NATIVE_WARNING = re.compile(
+    r"(?:While loading initial state:\n)?Warning: The native-compiler option is deprecated\."
+    r".*?\[deprecated-native-compiler-option,deprecated\]\n?",
+    re.DOTALL,
+)
+
+
+def without_native_warning(stderr: str) -> str:
+    """Coq's messages less the deprecation warning :data:`NATIVE_OFF` causes (it came
+    first in every error a user read)."""
+    return _NATIVE_WARNING.sub("", stderr)
+
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
