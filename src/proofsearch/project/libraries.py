@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.learn import cache_root
 from proofsearch.trace.deps import requires
 from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
@@ -154,8 +155,9 @@ def trace_libraries(
     outs: list[Path] = []
     coqlib = coq_where(coqc)
     prelude = theories_prefix(coqlib)  # Coq (8.x) or Corelib (Rocq 9)
-    noinit = any(arg in ("-noinit", "-nois") for arg in project.args)  # no prelude loaded
-    wanted: dict[str, set[str]] = {} if noinit else {STDLIB: {f"{prelude}.Init.Prelude"}}
+    wanted: dict[str, set[str]] = (
+        {} if without_prelude(project.args) else {STDLIB: {f"{prelude}.Init.Prelude"}}
+    )
     for prefix, modules in required_library_modules(project, coqc).items():
         wanted.setdefault(_library_key(prefix, coqlib), set()).update(modules)
     held = held_modules(given)

@@ -23,6 +23,7 @@ from proofsearch.env.base import EnvError, ProverStats
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.idetop import Call, CoqIdeTop, Reply, ReplyTimeout
 from proofsearch.env.coq.vernac import command_of
+from proofsearch.env.coq.version import without_prelude
 
 #: Time limit for calls that only parse or move the tip (``Add``, ``Edit_at``).
 BOOKKEEPING_TIMEOUT = 30.0
@@ -61,7 +62,7 @@ class CoqLine:
         self.allow_unsupported_version = allow_unsupported_version
         self.binary = binary
         self.args = tuple(args)
-        self._noinit = any(arg in ("-noinit", "-nois") for arg in self.args)
+        self._noinit = without_prelude(self.args)
         self.memory_limit = memory_limit
         self.cwd = cwd
         self.printing_width = printing_width

@@ -31,7 +31,7 @@ import re
 import shutil
 import subprocess
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +57,12 @@ _NATIVE_WARNING = re.compile(
     r".*?\[deprecated-native-compiler-option,deprecated\]\n?",
     re.DOTALL,
 )
+
+
+def without_prelude(args: Sequence[str]) -> bool:
+    """Whether Coq runs with these arguments without its prelude (``-noinit``; ``-nois``
+    is its older spelling): plugins, grammar and ``Init`` then come from the project."""
+    return any(arg in ("-noinit", "-nois") for arg in args)
 
 
 def without_native_warning(stderr: str) -> str:
