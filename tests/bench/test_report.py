@@ -187,3 +187,20 @@ def test_report_md_has_the_mean_proof_length_and_both_show_the_proofs(tmp_path: 
     assert "r (not checked):" in markdown
     html = (out / "index.html").read_text()
     assert '<pre class="proof">intros n\ninduction n; simpl; auto\n</pre>' in html
+
+
+def test_a_theorem_file_is_refused_before_any_report(tmp_path: Path, capsys: Any) -> None:
+    theorems = tmp_path / "theorems.jsonl"
+    theorems.write_text('{"name": "t", "statement": "Theorem t : True.", "header": ""}\n')
+    out = tmp_path / "out"
+    assert main(["report", str(theorems), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "a theorem file, not a results file" in err and str(theorems) in err
+    assert not out.exists()
+
+
+def test_a_file_without_one_valid_line_is_refused(tmp_path: Path, capsys: Any) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"name": "t", "status": "maybe"}\n')
+    assert main(["report", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "no valid results line" in capsys.readouterr().err

@@ -153,6 +153,7 @@ def load_run(path: str | Path, name: str | None = None) -> Run:
     """
     path = Path(path)
     run = Run(name or path.stem, path)
+    theorem_lines = 0
     for entry in read_json_lines(path, ReportError):
         if entry.error is not None:
             run.problems.append(entry.problem(entry.invalid))
@@ -161,12 +162,22 @@ def load_run(path: str | Path, name: str | None = None) -> Run:
             line = parse_result_line(entry.value)
         except ValueError as exc:
             run.problems.append(entry.problem(str(exc)))
+            theorem_lines += _is_theorem_entry(entry.value)
             continue
         if line.name in run.results:
             run.duplicates += 1
             del run.results[line.name]  # keep the order of the last occurrence
         run.results[line.name] = line
+    if run.problems and not run.results:
+        what = "a theorem file, not a results file" if theorem_lines else "no valid results line"
+        raise ReportError(f"{path}: {what} ({run.problems[0]})")
     return run
+
+
+def _is_theorem_entry(value: Any) -> bool:
+    """Whether a line looks like a theorem file's (a statement, no status): the
+    mistake of giving ``report`` the file ``search`` read instead of the one it wrote."""
+    return isinstance(value, dict) and "statement" in value and "status" not in value
 
 
 def run_names(paths: Sequence[Path], names: Sequence[str] | None = None) -> list[str]:
