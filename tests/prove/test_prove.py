@@ -452,3 +452,16 @@ def test_a_hole_learns_from_a_proof_below_it_on_ray_generator_actors(tmp_path: P
     assert "learned by every generator actor" in done.stderr
     text = (folder / "Later.v").read_text()
     assert "Admitted" not in text and text.count("crunch.") == 2, done.stderr
+
+
+def test_index_auto_is_what_prove_does_anyway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--index auto` (search's option) is accepted with a note; other folders are still
+    checked, before any trace."""
+    folder = write_project(tmp_path)
+    missing = tmp_path / "none"
+    assert prove(str(folder), "--index", "auto", "--index", str(missing)) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--index auto: prove always traces what the project loads" in err
+    assert f"--index {missing}: not a trace folder" in err

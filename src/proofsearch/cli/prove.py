@@ -202,6 +202,14 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     from proofsearch.project.libraries import trace_libraries
     from proofsearch.trace.sources import SourceError
 
+    if "auto" in (args.index or []) and not Path("auto").is_dir():
+        # What `search --index auto` does, prove always does: say so, and go on.
+        args.index = [p for p in args.index if p != "auto"]
+        print_notice(
+            message_console(),
+            "--index auto: prove always traces what the project loads from the "
+            "installed libraries; nothing more to add",
+        )
     problem = check_index(args.index or [])
     if problem:
         raise Stop(problem, EXIT_USAGE)
