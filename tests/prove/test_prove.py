@@ -123,7 +123,10 @@ def test_diff_write_and_rebuild(
         assert (folder / name).read_text() == text
     assert "left Admitted: Sec.v:13 zero_zero: breaks Top.v:3:" in out
     assert "inside a Section: Qed generalises the lemma" in out
-    assert "left Admitted: Mod.v:8 Arith2.impossible: no proof: search tree exhausted" in out
+    assert (
+        "left Admitted: Mod.v:8 Arith2.impossible: goal 1 left at Admitted: no proof: search "
+        "tree exhausted; from the statement: no proof: search tree exhausted"
+    ) in " ".join(out.split())
     # The run's trace records the project's loadpath: check --index re-checks its proofs.
     (run,) = (cache / "proofsearch" / "prove").iterdir()
     check = ["check", str(results), str(run / "theorems.jsonl"), "--index", str(run / "trace")]
@@ -191,14 +194,15 @@ def test_kill_then_resume(tmp_path: Path, cache: Path) -> None:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     done = [json.loads(line)["name"] for line in results.read_text().splitlines()]
-    assert done == ["Base.v:dbl_add", "Mod.v:Arith2.add_comm'", "Mod.v:Arith2.impossible",
+    assert done == ["Base.v:dbl_add", "Mod.v:Arith2.add_comm'", "Mod.v:Arith2.impossible#rest1",
                     "Sec.v:f_twice"]  # fmt: skip
     log.unlink()
     again = subprocess.run(
         [*command, "--resume", "--write"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert again.returncode == 0, again.stderr
-    assert log.read_text().splitlines() == ["zero_zero", "top_twice"]
+    # The goal ``intros n.`` left unproved, ``impossible`` is searched whole at the end.
+    assert log.read_text().splitlines() == ["zero_zero", "top_twice", "Arith2.impossible"]
     for name in ORDER:
         assert (folder / name).read_text() == FILLED[name]
     build(folder)
@@ -228,7 +232,9 @@ def test_dune_project_and_a_file_edited_during_the_run(
     again = [str(folder), "--generator", STAND_IN, "--gen-option", f"log={log}"]
     assert prove(*again, "--write", "--output", str(tmp_path / "r.jsonl")) == 0
     # (Sec.v was written, so zero_zero's result is stale: searched again too.)
-    assert log.read_text().splitlines() == ["Arith2.add_comm'", "Arith2.impossible", "zero_zero"]
+    # (impossible: the goal its ``intros n.`` left, then the statement.)
+    asked = ["Arith2.add_comm'", "Arith2.impossible_rest1", "zero_zero", "Arith2.impossible"]
+    assert log.read_text().splitlines() == asked
     assert (folder / "Mod.v").read_text() == FILLED["Mod.v"] + "(* edited during the run *)\n"
     # dune refuses a source tree holding build products it did not make ("Multiple rules
     # generated"): the compiled files went to the cache.
@@ -306,6 +312,72 @@ def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
         "  - (* the second *) { revert n. intros m; reflexivity. }\nQed.\n",
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "A.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
+PARTIAL = """\
+Require Import Lia.
+
+Lemma add0 : forall n : nat, n + 0 = n.
+Proof.
+  intros n. induction n.
+  - reflexivity.
+  - simpl.
+Admitted.
+
+Lemma mixed : forall n : nat, n + 0 = n /\\ 0 + n = n.
+Proof.
+  intros n. split.
+  - admit.
+  - simpl.
+Admitted.
+
+Lemma unfocused : forall n : nat, n + 0 = n /\\ 0 + n = n.
+Proof.
+  intros n. split.
+  - simpl.
+Admitted.
+
+Lemma dead : forall n : nat, n = n.
+Proof.
+  intros n. destruct n.
+Admitted.
+"""
+
+
+def test_a_proof_left_unfinished_is_continued_where_it_stopped(tmp_path: Path) -> None:
+    """The goals open at ``Admitted`` are searched, and their proofs written after the
+    user's last tactic; with a goal outside the focus (an unfinished bullet before
+    another), the statement is searched whole, and so it is when a goal the user's
+    tactics left finds no proof."""
+    folder = tmp_path / "partial"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Part\nP.v\n")
+    (folder / "P.v").write_text(PARTIAL)
+    log = tmp_path / "asked.log"
+    args = ["--generator", STAND_IN, "--gen-option", f"log={log}", "--write"]
+    assert prove(str(folder), *args, "--output", str(tmp_path / "r.jsonl")) == 0
+    asked = ["add0_rest1", "mixed_admit1", "mixed_rest1", "unfocused", "dead_rest1", "dead_rest2"]
+    assert log.read_text().splitlines() == [*asked, "dead"]
+    text = (folder / "P.v").read_text()
+    expected = PARTIAL.replace(
+        "  - simpl.\nAdmitted.\n\nLemma mixed",
+        "  - simpl.\n    { revert n IHn. intros m IH; rewrite IH; reflexivity. }\nQed.\n\n"
+        "Lemma mixed",
+    )
+    expected = expected.replace(
+        "  - admit.\n  - simpl.\nAdmitted.\n",
+        "  - { revert n. intros m; lia. }\n  - simpl.\n    { revert n. intros m; reflexivity. }\n"
+        "Qed.\n",
+    )
+    expected = expected.replace(
+        "Proof.\n  intros n. split.\n  - simpl.\nAdmitted.\n", "Proof.\n  intros m; lia.\nQed.\n"
+    )
+    expected = expected.replace(
+        "  intros n. destruct n.\nAdmitted.\n", "  intros m; reflexivity.\nQed.\n"
+    )
+    assert text == expected
+    done = subprocess.run(["coqc", "-R", ".", "Part", "P.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
 
 

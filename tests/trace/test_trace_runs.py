@@ -344,3 +344,24 @@ def test_names_coq_gives_and_class_fields(tmp_path: Path) -> None:
     assert [s.lemma for s in trace.steps] == [
         "Names.Foo_instance_0", "Names.Unnamed_thm", "Names.ll",
     ]  # fmt: skip
+
+
+def test_goals_open_at_admitted_are_recorded(tmp_path: Path) -> None:
+    """What ``prove`` continues from: the focused goals at each ``Admitted``; ``[]``
+    when none is left; ``None`` when a goal waits outside the focus (another bullet)."""
+    source = tmp_path / "Left.v"
+    source.write_text(
+        "Lemma l1 : forall n : nat, n + 0 = n.\n"
+        "Proof. intros n. induction n. - reflexivity. - simpl. Admitted.\n"
+        "Lemma l2 : True /\\ True.\nProof. split. - admit. - exact I. Admitted.\n"
+        "Lemma l3 : True /\\ True.\nProof. split. - idtac. Admitted.\n"
+        "Lemma l4 : True.\nProof. exact I. Qed.\n"
+    )
+    trace = trace_source(source, "Left")
+    assert trace.error is None
+    assert {name: None if goals is None else [g.render() for g in goals]
+            for name, goals in trace.admitted.items()} == {
+        "Left.l1": ["n : nat\nIHn : n + 0 = n\n============================\nS (n + 0) = S n"],
+        "Left.l2": [],
+        "Left.l3": None,
+    }  # fmt: skip

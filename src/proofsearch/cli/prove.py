@@ -178,7 +178,15 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     step = time.perf_counter()
-    results, searched = _search(args, project, records, output, indexes)
+    results, searched = _search(args, project, records, output, indexes, args.overwrite)
+    retry = _unfinished_records(args, plan, results, console)
+    if retry:
+        more, searched_more = _search(args, project, retry, output, indexes, overwrite=False)
+        results.update(more)
+        searched += searched_more
+        records += retry
+        with theorems_path.open("a", encoding="utf-8") as lines:
+            lines.writelines(json.dumps(r) + "\n" for r in retry)
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     unopened = _header_errors(plan, results)
@@ -235,14 +243,33 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     return [str(trace_dir), *map(str, libraries), *(args.index or [])]
 
 
+def _unfinished_records(
+    args: argparse.Namespace, plan: HolePlan, results: dict[str, dict[str, Any]], console: Any
+) -> list[dict[str, Any]]:
+    """The holes whose own tactics could not be finished, to search from the statement."""
+    from proofsearch.project.outcome import unfinished
+
+    holes = unfinished(plan.selected, results)
+    if holes and not args.quiet:
+        print_notice(
+            console,
+            f"{len(holes)} hole(s) whose own tactics could not be finished "
+            "(admit. or goals left at Admitted): searched again from the statement",
+        )
+    learn = args.learn_from == "project"
+    return plan.theorem_records(learn_from_project=learn, whole=holes) if holes else []
+
+
 def _search(
     args: argparse.Namespace,
     project: Project,
     records: list[dict[str, Any]],
     output: Path,
     indexes: list[str],
+    overwrite: bool,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Search the holes not done yet: (every hole's result, the names searched now)."""
+    """Search the holes not done yet: (every hole's result, the names searched now).
+    ``overwrite``: forget the results file's earlier lines first."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
     from proofsearch.cli.search import (
@@ -278,7 +305,7 @@ def _search(
         search=search_config(args, check=True),
     )
     try:
-        store = ResultsStore(output, resume=not args.overwrite, overwrite=args.overwrite)
+        store = ResultsStore(output, resume=not overwrite, overwrite=overwrite)
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     forget_stale(store, records)

@@ -128,7 +128,7 @@ def _table(
         seconds = sum(
             float(r.get("total_time") or 0.0)
             for name, r in results.items()
-            if name.split("#", 1)[0] in names  # an admit. hole's goals: NAME#admitK
+            if name.split("#", 1)[0] in names  # a part of a hole: NAME#admitK, NAME#restK
         )
         table.add_row(
             file, str(len(holes)), str(filled), str(len(holes) - filled), f"{seconds:.1f}"

@@ -1,40 +1,72 @@
-"""``admit.`` holes: a proof that ends in ``Admitted`` after ``admit.`` steps.
+"""Holes with the user's own tactics: ``admit.`` steps, and goals left at ``Admitted``.
 
 Each ``admit.`` is a goal of its own. The project's trace recorded the goal each
 ``admit.`` ran on (it is a tactic step); that goal, its hypotheses quantified
 (``forall (h : T), …``, a hypothesis with a body as ``let h : T := b in …``), becomes
 a lemma of its own to search, at the hole's place. A proof ``P`` of it replaces the
 ``admit.`` as ``{ revert h1 … hn. P. }``: reverting the context in order turns the live
-goal into exactly that statement. The hole is filled when every ``admit.`` has a proof;
-its ``Admitted.`` then becomes ``Qed.``; every other byte of the proof is kept.
+goal into exactly that statement.
+
+A proof the user began and left (``intros n. induction n. - reflexivity. - simpl.
+Admitted.``) is treated the same way: the trace also recorded the goals still open at
+``Admitted`` (:attr:`~proofsearch.trace.schema.FileRecord.admitted`); each is searched
+as a lemma, and its block goes after the user's last tactic, so their steps are kept.
+Only when no goal is left outside the focus (in the background of a bullet, or
+shelved): a block then continues exactly where the user stopped.
+
+The hole is filled when every part has a proof; its ``Admitted.`` then becomes
+``Qed.``; every other byte of the proof is kept. When the trace lacks a part's goal,
+the hole is searched as a whole, from its statement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from proofsearch.project.holes import Hole
 from proofsearch.trace.schema import Goal, TraceDir, TraceFormatError
+from proofsearch.trace.shards import read_record
 
 
-def admit_goals(trace_dir: Path, hole: Hole) -> list[Goal] | None:
-    """The goal of each ``admit.`` of ``hole`` from the trace, or ``None`` when the
-    trace does not have them all (the hole is then searched as a whole)."""
+@dataclass(frozen=True)
+class OpenGoals:
+    """The goals a hole's parts are: one per ``admit.``, then those left at ``Admitted``."""
+
+    admits: tuple[Goal, ...]
+    rest: tuple[Goal, ...]
+
+
+def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
+    """The hole's parts from the trace, or ``None`` to search it whole (no tactics of
+    the user's, or the trace lacks a goal)."""
+    if not hole.partial:
+        return None
     module = hole.source.module
     name = f"{module}.{hole.qualid}"
+    trace = TraceDir(trace_dir)
     try:
         steps = [
             step
-            for step in TraceDir(trace_dir).steps(module)
+            for step in trace.steps(module)
             if step.lemma == name and step.tactic.strip() == "admit." and step.goals
         ]
     except (OSError, TraceFormatError):
         return None
     if len(steps) != len(hole.admits):
         return None
-    return [step.goals[0] for step in sorted(steps, key=lambda s: s.offset)]
+    admits = tuple(step.goals[0] for step in sorted(steps, key=lambda s: s.offset))
+    record = read_record(trace, module)
+    recorded = record.admitted if record is not None else None
+    if recorded is None or name not in recorded:
+        # A trace made before the goals at Admitted were recorded: the admits alone.
+        return OpenGoals(admits, ()) if admits else None
+    rest = recorded[name]
+    if rest is None or not (admits or rest):
+        return None
+    return OpenGoals(admits, tuple(rest))
 
 
 def _names(goal: Goal) -> list[str]:
@@ -53,27 +85,37 @@ def goal_statement(goal: Goal) -> str:
     return " ".join([*binders, goal.conclusion])
 
 
-def admit_ident(hole: Hole, index: int) -> str:
-    return f"{hole.ident}_admit{index + 1}"
+def part_names(hole: Hole, goals: OpenGoals) -> list[str]:
+    """The results' names of the hole's parts, in the order their blocks are written."""
+    admits = [f"{hole.name}#admit{i + 1}" for i in range(len(goals.admits))]
+    return admits + [f"{hole.name}#rest{i + 1}" for i in range(len(goals.rest))]
 
 
-def admit_records(hole: Hole, goals: Sequence[Goal], base: dict[str, Any]) -> list[dict[str, Any]]:
-    """One theorem-file line per ``admit.``, at the hole's place (``base``: its line)."""
+def admit_records(hole: Hole, goals: OpenGoals, base: dict[str, Any]) -> list[dict[str, Any]]:
+    """One theorem-file line per part, at the hole's place (``base``: its line). Each
+    names every part of its hole (``parts``), so that the outcome knows them all."""
     records = []
     qualifier = hole.qualid[: -len(hole.ident)]
-    for index, goal in enumerate(goals):
-        ident = admit_ident(hole, index)
+    names = part_names(hole, goals)
+    for name, goal in zip(names, [*goals.admits, *goals.rest], strict=True):
+        ident = f"{hole.ident}_{name.rsplit('#', 1)[1]}"
         records.append(
             {
                 **base,
-                "name": f"{hole.name}#admit{index + 1}",
+                "name": name,
                 "statement": f"Lemma {ident} : {goal_statement(goal)}.",
                 "qualid": qualifier + ident,
                 "admit_of": hole.name,
+                "parts": names,
                 "reverts": _names(goal),
             }
         )
     return records
+
+
+def is_part(name: str) -> bool:
+    """Whether a result is one part of a hole (its proof is written as one block)."""
+    return "#admit" in name or "#rest" in name
 
 
 def admit_block(reverts: Sequence[str], proof: Sequence[str]) -> str:
@@ -83,12 +125,32 @@ def admit_block(reverts: Sequence[str], proof: Sequence[str]) -> str:
 
 
 def fill_admits(hole: Hole, blocks: Sequence[str]) -> str:
-    """The hole's span with each ``admit.`` replaced by its block and ``Qed.`` at the end."""
-    if len(blocks) != len(hole.admits):
+    """The hole's span with each ``admit.`` replaced by its block, the blocks of the
+    goals left at ``Admitted`` after the user's last tactic, and ``Qed.`` at the end."""
+    if len(blocks) < len(hole.admits):
         raise ValueError(f"{hole.name}: {len(hole.admits)} admit(s), {len(blocks)} proof(s)")
     text = hole.original
     assert text.endswith("Admitted.")
-    text = text[: -len("Admitted.")] + "Qed."
-    for (start, end), block in sorted(zip(hole.admits, blocks, strict=True), reverse=True):
+    rest = blocks[len(hole.admits) :]
+    text = text[: -len("Admitted.")]
+    if rest:
+        body = text.rstrip()
+        indent = _last_indent(body) or hole.tactic_indent
+        text = body + "".join(f"{hole.newline}{indent}{block}" for block in rest)
+        text += f"{hole.newline}{hole.qed_indent}"
+    text += "Qed."
+    for (start, end), block in sorted(zip(hole.admits, blocks, strict=False), reverse=True):
         text = text[:start] + block + text[end:]
     return text
+
+
+def _last_indent(text: str) -> str:
+    """The indentation of the last line of ``text`` (where the user's script stopped),
+    past a bullet that begins it: a block continues at that line's tactic."""
+    line = text.rsplit("\n", 1)[-1]
+    stripped = line.lstrip(" \t")
+    indent = line[: len(line) - len(stripped)]
+    bullet = len(stripped) - len(stripped.lstrip("-+*"))
+    if bullet and stripped[bullet : bullet + 1] == " ":
+        indent += " " * (bullet + 1)
+    return indent

@@ -9,7 +9,7 @@ stays ``Admitted``. A refusal under ``--strict`` turns that lemma back into an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,15 +47,34 @@ def _proved(record: dict[str, Any]) -> bool:
     return bool(record["status"] == "proved" and record.get("checked") and record["proof"])
 
 
-def _admit_results(hole: Hole, results: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The results of the hole's ``admit.`` goals, in order (``[]``: searched whole)."""
-    parts = []
-    for index in range(len(hole.admits)):
-        record = results.get(f"{hole.name}#admit{index + 1}")
-        if record is None:
-            return []
-        parts.append(record)
-    return parts
+def _part_label(name: str) -> str:
+    """How a part is named to the user: ``admit 2``, ``goal 1 left at Admitted``."""
+    part = name.rsplit("#", 1)[-1]
+    if part.startswith("rest"):
+        return f"goal {part[len('rest') :]} left at Admitted"
+    return f"admit {part[len('admit') :]}"
+
+
+def _part_results(hole: Hole, results: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The results of the hole's parts (its ``admit.`` goals and those left at
+    ``Admitted``), in order; ``[]``: it was searched whole."""
+    first = results.get(f"{hole.name}#admit1") or results.get(f"{hole.name}#rest1")
+    if first is None:
+        return []
+    parts = [results.get(str(name)) for name in first.get("parts") or [first["name"]]]
+    return [p for p in parts if p is not None] if all(parts) else []
+
+
+def unfinished(holes: Sequence[Hole], results: Mapping[str, dict[str, Any]]) -> list[Hole]:
+    """The holes searched part by part with a part left unproved: each is searched
+    again from its statement (the user's tactics may have led nowhere)."""
+    return [
+        hole
+        for hole in holes
+        if (parts := _part_results(hole, results))
+        and not all(_proved(r) for r in parts)
+        and hole.name not in results
+    ]
 
 
 def decide(
@@ -71,13 +90,9 @@ def decide(
     found: Fills = {}
     axioms: dict[Hole, list[str]] = {}
     for hole in plan.selected:
-        parts = _admit_results(hole, results)
-        if parts:  # searched admit by admit: filled when every admit is
-            missing = [r for r in parts if not _proved(r)]
-            if missing:
-                first = missing[0]
-                outcome.left[hole] = f"{first['name'].rsplit('#', 1)[-1]}: {_why_not(first)}"
-                continue
+        parts = _part_results(hole, results)
+        missing = [r for r in parts if not _proved(r)]
+        if parts and not missing:  # searched part by part: filled when every part is
             found[hole] = tuple(admit_block(r.get("reverts") or [], r["proof"]) for r in parts)
             axioms[hole] = [a for r in parts for a in r.get("axioms") or []]
             continue
@@ -85,6 +100,10 @@ def decide(
         if record is not None and _proved(record):
             found[hole] = tuple(record["proof"])
             axioms[hole] = list(record.get("axioms") or [])
+        elif missing:
+            why = f"{_part_label(missing[0]['name'])}: {_why_not(missing[0])}"
+            whole = f"; from the statement: {_why_not(record)}" if record is not None else ""
+            outcome.left[hole] = why + whole
         else:
             outcome.left[hole] = _why_not(record)
     for module in sorted({hole.source.module for hole in found}):

@@ -20,9 +20,10 @@ from proofsearch.project.holes import Hole
 def filled_span(hole: Hole, proof: Sequence[str]) -> str:
     """What replaces ``hole``'s span: ``Proof.``, the user's comments that were in it,
     one tactic a line, ``Qed.``; for a
-    hole with ``admit.`` steps, ``proof`` holds one block per ``admit.`` (see
-    :mod:`.admits`)."""
-    if hole.admits and len(proof) == len(hole.admits) and all(p.startswith("{ ") for p in proof):
+    hole searched part by part, ``proof`` holds one block per ``admit.`` and per goal
+    left at ``Admitted`` (see :mod:`.admits`)."""
+    blocks = len(proof) >= max(len(hole.admits), 1) and all(p.startswith("{ ") for p in proof)
+    if hole.partial and blocks:
         from proofsearch.project.admits import fill_admits
 
         return fill_admits(hole, proof)

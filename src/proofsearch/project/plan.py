@@ -37,9 +37,13 @@ class HolePlan:
         return sorted({h.qualid for h in self.all_holes} | skipped)
 
     def theorem_records(
-        self, trace_dir: Path | None = None, learn_from_project: bool = False
+        self,
+        trace_dir: Path | None = None,
+        learn_from_project: bool = False,
+        whole: Sequence[Hole] | None = None,
     ) -> list[dict[str, Any]]:
-        """The theorem-file lines of the selected holes, in search order.
+        """The theorem-file lines of the selected holes (``whole``: of these holes,
+        each searched from its statement), in search order.
 
         ``learn_from_project``: each hole may imitate every traced proof of the project
         (field ``learn_from``, :mod:`proofsearch.generate.knn.scope`), not only those
@@ -47,19 +51,20 @@ class HolePlan:
 
         A proof may rest on another ``Admitted`` lemma (it is an axiom to ``Print
         Assumptions``): allowed here so that it is found, reported, and refused by
-        ``--strict``. A hole with ``admit.`` steps whose goals the trace recorded
-        gives one line per ``admit.`` instead (:mod:`.admits`).
+        ``--strict``. A hole with tactics of the user's whose goals the trace recorded
+        gives one line per ``admit.`` and per goal left at ``Admitted`` instead
+        (:mod:`.admits`), unless it is among ``whole``.
         """
-        from proofsearch.project.admits import admit_goals, admit_records
+        from proofsearch.project.admits import admit_records, open_goals
 
         allowed = [name.rsplit(".", 1)[-1] for name in self.admitted_names()]
         records = []
-        for hole in self.selected:
+        for hole in self.selected if whole is None else whole:
             record = hole.to_record(allowed)
             record["source_sha256"] = self.digests[hole.source.module]
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
-            goals = admit_goals(trace_dir, hole) if hole.admits and trace_dir else None
+            goals = open_goals(trace_dir, hole) if trace_dir and whole is None else None
             records += admit_records(hole, goals, record) if goals else [record]
         return records
 

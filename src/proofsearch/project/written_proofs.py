@@ -29,6 +29,7 @@ from proofsearch.env.base import EnvError
 from proofsearch.env.coq.checker import compile_source
 from proofsearch.env.coq.short_names import qualified_names, shorten_proof
 from proofsearch.env.registry import make_prover
+from proofsearch.project.admits import is_part
 from proofsearch.project.bullets import bulleted, goal_counts
 from proofsearch.theorem import Theorem
 
@@ -104,8 +105,8 @@ def _present(
                 coqc=how.coqc, args=how.args, timeout=how.timeout,
             ).proof
         )  # fmt: skip
-    # An ``admit.``'s proof goes inside ``{ revert …. P. }`` on one line: no bullets.
-    if how.bullets and "#admit" not in str(record["name"]):
+    # A part's proof goes inside ``{ revert …. P. }`` on one line: no bullets.
+    if how.bullets and not is_part(str(record["name"])):
         proof = _with_bullets(record, theorem, proof, how)
     return proof
 

@@ -27,7 +27,7 @@ from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentenc
 from proofsearch.trace.declarations import About, announced_names
 from proofsearch.trace.goals import goal
 from proofsearch.trace.premises import PremiseCollector
-from proofsearch.trace.schema import FileError, Premise, ProofStep
+from proofsearch.trace.schema import FileError, Goal, Premise, ProofStep
 
 #: Sentences per pipelined batch when no declaration ends it earlier.
 BATCH = 64
@@ -59,6 +59,8 @@ class FileTrace:
     premises: list[Premise] = field(default_factory=list)
     lemmas: int = 0
     error: FileError | None = None
+    #: The goals open at each ``Admitted`` (see :attr:`FileRecord.admitted`).
+    admitted: dict[str, list[Goal] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -271,7 +273,7 @@ class FileTracer:
             elif command.word not in vernac.NON_TACTIC_WORDS and after is not None:
                 self._step(sentence, text, before, after)
             if after is None:
-                self._end_proof(command, announced_names(messages))
+                self._end_proof(command, announced_names(messages), before)
         closing = (
             self.scopes.scopes[-1]
             if command.word == "End"
@@ -325,9 +327,12 @@ class FileTracer:
         )
         self._structure = []
 
-    def _end_proof(self, ender: vernac.Command, announced: list[str]) -> None:
+    def _end_proof(self, ender: vernac.Command, announced: list[str], before: xml.Goals) -> None:
         proof, self._proof = self._proof, None
         assert proof is not None
+        left: list[Goal] | None = None
+        if not (before.background or before.shelved):
+            left = [goal(g) for g in before.focused]
         ident = proof.given_name or proof.command.ident
         if announced:
             ident = announced[0]
@@ -341,6 +346,8 @@ class FileTracer:
                 if not proof.in_signature:
                     kind = vernac.DECLARING_KINDS.get(proof.command.word, "Lemma")
                     self.premises.add(name, kind, about.statement, proof.sentence)
+            if ender.word == "Admitted":
+                self.result.admitted[name] = left
             for step in proof.steps:
                 self.result.steps.append(
                     ProofStep(

@@ -191,6 +191,7 @@ def run_job(job: Job) -> FileRecord:
         steps=len(trace.steps),
         premises=len(trace.premises),
         seconds=round(time.perf_counter() - start, 3),
+        admitted=trace.admitted or None,
     )
     write_shard(trace_dir, record, trace.steps, trace.premises)
     return record

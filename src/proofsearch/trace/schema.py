@@ -143,6 +143,11 @@ class FileRecord(_Record):
     steps: int = 0
     premises: int = 0
     seconds: float = 0.0
+    #: Each proof that ends in ``Admitted`` (by qualified name) → the goals still open
+    #: at ``Admitted`` (``[]``: none; ``None``: goals were left outside the focus, in the
+    #: background or shelved). ``prove`` searches those goals instead of the whole
+    #: statement, keeping the user's tactics. ``None`` in shards written before it.
+    admitted: dict[str, list[Goal] | None] | None = None
 
 
 class ProjectRecord(_Record):
