@@ -45,6 +45,29 @@ def test_every_theorem_failing_to_open_stops_the_run(
     assert [json.loads(x)["status"] for x in out.read_text().splitlines()] == ["proved"] * 5
 
 
+def test_a_generator_failing_on_every_theorem_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model server that is not up (nothing listens on the port): one line, exit 1,
+    nothing written; it was an ``error`` row per theorem and exit 0."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = theorems(tmp_path, ["", "", "", ""])
+    out = tmp_path / "r.jsonl"
+    client = ["--generator", "openai", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    retries = ["--gen-option", "max_retries=0", "--quiet"]
+    assert main(["search", str(path), "-o", str(out), *client, *retries]) == 1
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert line.startswith(
+        f"proofsearch search: {path}: the first 3 theorem(s) failed in the tactic generator"
+    )
+    assert f"cannot reach http://127.0.0.1:{port}/v1" in line and "--base-url" in line
+    assert out.read_text() == ""
+
+
 def test_a_theorem_that_opens_turns_the_rule_off(tmp_path: Path) -> None:
     path = theorems(tmp_path, ["", MISSING, MISSING, MISSING, MISSING])
     out = tmp_path / "r.jsonl"

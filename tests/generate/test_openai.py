@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -262,6 +263,18 @@ def test_connection_refused_is_retried_then_reported(slept: RecordedSleeps) -> N
     assert len(slept.sleeps) == 2 and all(0 <= s <= 0.2 for s in slept.sleeps)
 
 
+def test_model_discovery_is_retried_like_a_completion(slept: RecordedSleeps) -> None:
+    """``GET /models`` (no model named) waits for a server still starting, as POSTs do:
+    it was tried once and reported at once."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = OpenAITacticGenerator(f"http://127.0.0.1:{port}/v1", max_retries=2, max_backoff=0.2)
+    with pytest.raises(OpenAIGeneratorError, match="after 3 attempt"):
+        client.generate(GOALS[0], THEOREM, 5)
+    assert len(slept.sleeps) == 2
+
+
 def test_missing_logprobs_is_a_clear_error(served: HFTacticGenerator) -> None:
     handler = _scripted(strip_logprobs=True)
     server = make_server(served, model_name="tiny", handler=handler)
@@ -404,3 +417,17 @@ def test_serve_command_line(tiny_models: TinyModels) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_serve_says_what_is_wrong_with_a_checkpoint_in_one_line(
+    tiny_models: TinyModels, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proofsearch.generate.serve import main as serve
+
+    prog = "python -m proofsearch.generate.serve: "
+    assert serve(["--model", str(tmp_path / "none")]) == 2
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith(prog)]
+    assert "model directory" in line and "not found" in line
+    assert serve(["--model", str(tiny_models.gpt2), "--max-new-tokens", "100000"]) == 2
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith(prog)]
+    assert "leaves no room for a prompt" in line and "--max-new-tokens" in line

@@ -1,15 +1,18 @@
-"""Header errors are visible: a run whose theorems all fail to open stops on one line.
+"""Header and generator errors are visible: a run whose theorems all fail the same way
+stops on one line.
 
 A header that does not compile (a missing library, a loadpath not given, a typo in a
 shared prefix) makes every theorem an ``error`` row and the run still exits 0: the
-reason is only inside the results file. The rule: when the first
-:data:`HEADER_FAILURES_TO_STOP` results of a run (or all of them, in a smaller run) are
-theorems that failed to open with the same message, the run stops with one line naming
-the theorem file, the first such theorem, Coq's message and the fix (exit 1). Those
-results are held back, not written, so ``--resume`` searches them again once the header
-is fixed. As soon as one theorem opens (or fails differently), the held results are
-written and the rule is off for the rest of the run: then a failing header is that
-theorem's own problem, and its row says so.
+reason is only inside the results file. So does a tactic generator that cannot work (a
+model server not started or still loading, a wrong model name, a request limit the
+server refuses). The rule: when the first :data:`HEADER_FAILURES_TO_STOP` results of a
+run (or all of them, in a smaller run) are theorems that failed to open, or whose
+generator failed, with the same message, the run stops with one line naming the
+theorem file, the first such theorem, the message and the fix (exit 1). Those results
+are held back, not written, so ``--resume`` searches them again once the cause is
+fixed. As soon as one theorem opens and searches (or fails differently), the held
+results are written and the rule is off for the rest of the run: then a failure is
+that theorem's own problem, and its row says so.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from proofsearch.search.result import OPEN_ERROR, STARTUP_ERROR
+from proofsearch.search.result import GENERATOR_ERROR, OPEN_ERROR, STARTUP_ERROR
 
 if TYPE_CHECKING:
     from proofsearch.distributed.run import ResultSink
@@ -54,9 +57,13 @@ class HeaderWatch:
         if self.decided or record.get(STARTUP_ERROR):  # a prover that cannot start: not ours
             self.sink.append(record)
             return
-        if record.get(OPEN_ERROR):
+        kind = OPEN_ERROR if record.get(OPEN_ERROR) else GENERATOR_ERROR
+        if record.get(kind):
             message = _one_line(str(record.get("error") or ""))
-            if not self.held or _one_line(str(self.held[0].get("error") or "")) == message:
+            first = self.held[0] if self.held else None
+            if first is None or (
+                first.get(kind) and _one_line(str(first.get("error") or "")) == message
+            ):
                 self.held.append(record)
                 if len(self.held) >= self.limit:
                     raise HeaderFailed(self.failure())
@@ -76,12 +83,21 @@ class HeaderWatch:
         name = str(first["name"])
         where = self.sources.get(name) or self.theorem_file
         message = _one_line(str(first.get("error") or ""))
+        if first.get(GENERATOR_ERROR):
+            what, fix = "failed in the tactic generator", GENERATOR_FIX
+        else:
+            what, fix = "failed to open", self.fix
         return (
-            f"{self.theorem_file}: the first {len(self.held)} theorem(s) failed to open, "
+            f"{self.theorem_file}: the first {len(self.held)} theorem(s) {what}, "
             f"each with the same message (the first: {name}, {where}): {message}; "
-            f"{self.fix}, then run again with --resume (these theorems were not written)"
+            f"{fix}, then run again with --resume (these theorems were not written)"
         )
 
+
+#: How to fix a generator that fails on every theorem.
+GENERATOR_FIX = (
+    "check the generator's settings (--model, --base-url, --gen-option) and that its server is up"
+)
 
 #: How to fix a header that does not open, by prover.
 HEADER_FIXES = {

@@ -216,7 +216,9 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
 
 
 def generator_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Plain options for :func:`proofsearch.generate.make_generator`."""
+    """Plain options for :func:`proofsearch.generate.make_generator`, checked (a model
+    generator's against its class, without loading the model)."""
+    from proofsearch.generate.model_options import check_model_options
     from proofsearch.generate.registry import (
         INDEXED_GENERATORS,
         MODEL_GENERATORS,
@@ -250,6 +252,14 @@ def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     given = parse_key_values(args.gen_option, "--gen-option")
     check_options(args.generator, given)
     options.update(given)
+    takes_a_model = args.generator in MODEL_GENERATORS or ":" in args.generator
+    for key, flag in (("model", "--model"), ("base_url", "--base-url")):
+        if key in options and not takes_a_model:  # it was dropped without a word
+            raise ValueError(
+                f"{flag}: generator {args.generator} takes no {flag[2:]}; give --generator "
+                "hf (a local checkpoint), openai (a server) or vllm"
+            )
+    check_model_options(args.generator, options)
     return options
 
 

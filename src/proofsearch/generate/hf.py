@@ -27,6 +27,7 @@ GPU actor relies on this.
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 from collections.abc import Iterator, Sequence
@@ -267,6 +268,11 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         config = AutoConfig.from_pretrained(self.path, local_files_only=True)
         self.is_encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
         self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        if len(self.tokenizer) < 2:  # transformers makes an empty one when files are missing
+            raise ValueError(
+                f"hf generator: {self.path}: the tokenizer is empty; save the tokenizer "
+                "beside the model with tokenizer.save_pretrained(DIR)"
+            )
         model_class = AutoModelForSeq2SeqLM if self.is_encoder_decoder else AutoModelForCausalLM
         self.model = model_class.from_pretrained(
             self.path, local_files_only=True, **_dtype_kw(self.dtype)
@@ -281,16 +287,10 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
     def _input_limit(self, config: Any, max_input_tokens: int) -> int:
         """``max_input_tokens``, lowered for a causal model so that ``max_new_tokens``
         still fit in its position table."""
-        positions = _max_positions(config)
-        if self.is_encoder_decoder or positions is None:
+        if self.is_encoder_decoder:
             return max_input_tokens
-        room = positions - self.max_new_tokens
-        if room < 1:
-            raise ValueError(
-                f"max_new_tokens={self.max_new_tokens} leaves no room for a prompt in the "
-                f"model's {positions} positions"
-            )
-        return min(max_input_tokens, room)
+        room = _room_for_a_prompt(_max_positions(config), self.max_new_tokens)
+        return max_input_tokens if room is None else min(max_input_tokens, room)
 
     def _set_newline_stop(self) -> None:
         """With ``stop_at_newline``, the tokens holding a newline end a tactic."""
@@ -671,6 +671,57 @@ def _check_options(
         raise ValueError(f"max_batch_size must be positive or None, got {max_batch_size}")
     if temperature <= 0:
         raise ValueError(f"temperature must be positive, got {temperature}")
+
+
+#: Files one of which a saved tokenizer leaves in its folder (``save_pretrained``).
+TOKENIZER_FILES = (
+    "tokenizer.json", "tokenizer_config.json", "vocab.json", "vocab.txt", "tokenizer.model",
+    "spiece.model", "sentencepiece.bpe.model",
+)  # fmt: skip
+
+
+def check_checkpoint(model: str | Path, **options: Any) -> None:
+    """What :class:`HFTacticGenerator` would refuse, found without loading the weights
+    (checked before a run starts: a model that loads in each Ray worker would otherwise
+    fail there, once per worker). Options take the constructor's defaults."""
+    bound = inspect.signature(HFTacticGenerator.__init__).bind(None, model, **options)
+    bound.apply_defaults()
+    given = bound.arguments
+    _check_options(
+        given["strategy"], given["scoring"], given["max_new_tokens"],
+        given["max_input_tokens"], given["max_batch_size"], given["temperature"],
+    )  # fmt: skip
+    path = _checkpoint_dir(model)
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"hf generator: {path}: no config.json; save the model there with "
+            "model.save_pretrained(DIR)"
+        )
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        raise FileNotFoundError(
+            f"hf generator: {path}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, …); "
+            "save the tokenizer beside the model with tokenizer.save_pretrained(DIR)"
+        )
+    resolve_device(given["device"])
+    if given["template"] is not None:
+        check_template(given["template"])
+    config = AutoConfig.from_pretrained(path, local_files_only=True)
+    if not getattr(config, "is_encoder_decoder", False):
+        _room_for_a_prompt(_max_positions(config), given["max_new_tokens"])
+
+
+def _room_for_a_prompt(positions: int | None, max_new_tokens: int) -> int | None:
+    """The prompt tokens a causal model's position table leaves (``None``: no limit)."""
+    if positions is None:
+        return None
+    room = positions - max_new_tokens
+    if room < 1:
+        raise ValueError(
+            f"max_new_tokens={max_new_tokens} leaves no room for a prompt in the model's "
+            f"{positions} positions; give a smaller one (--gen-option max_new_tokens=N, "
+            f"N < {positions})"
+        )
+    return room
 
 
 def _checkpoint_dir(model: str | Path) -> Path:

@@ -216,12 +216,17 @@ class OpenAITacticGenerator(TacticGenerator):
             self._client = httpx.Client(base_url=self.base_url, timeout=self._timeout)
         return self._client
 
-    def _post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        """POST with retries (see the module docstring and :meth:`_retry`)."""
+    def _post(self, path: str, body: Mapping[str, Any] | None) -> dict[str, Any]:
+        """POST with retries (see the module docstring and :meth:`_retry`); ``body=None``:
+        a GET (``/models``), retried the same way (a server still loading its model)."""
         client = self._client_sync()
         for attempt in itertools.count():
             try:
-                sent: _Sent = client.post(path, json=body, headers=self._headers())
+                sent: _Sent = (
+                    client.get(path, headers=self._headers())
+                    if body is None
+                    else client.post(path, json=body, headers=self._headers())
+                )
             except httpx.TransportError as error:
                 sent = error
             if isinstance(answer := self._retry(attempt, sent), httpx.Response):
@@ -309,11 +314,7 @@ class OpenAITacticGenerator(TacticGenerator):
         with self._model_lock:
             if self.model is not None:
                 return
-            try:
-                response = self._client_sync().get("/models", headers=self._headers())
-            except httpx.HTTPError as error:
-                raise self._connection_error(error, 1) from error
-            data = self._json(response).get("data") or []
+            data = self._post("/models", None).get("data") or []
             if not data or "id" not in data[0]:
                 raise OpenAIGeneratorError(
                     f"{self.base_url}/models lists no model; set the 'model' option"

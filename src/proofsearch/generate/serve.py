@@ -26,6 +26,7 @@ import argparse
 import json
 import logging
 import os
+import sys
 import threading
 import time
 import uuid
@@ -407,16 +408,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             parser.error(f"--api-key-env: ${args.api_key_env} is not set")
-    generator = HFTacticGenerator(
-        args.model,
-        strategy=args.strategy,
-        template="{goals}",  # clients send whole prompts
-        max_input_tokens=args.max_input_tokens,
-        max_new_tokens=args.max_new_tokens,
-        stop_at_newline=False if args.no_stop_at_newline else None,
-        device=args.device,
-        dtype=args.dtype,
-    )
+    try:
+        generator = HFTacticGenerator(
+            args.model,
+            strategy=args.strategy,
+            template="{goals}",  # clients send whole prompts
+            max_input_tokens=args.max_input_tokens,
+            max_new_tokens=args.max_new_tokens,
+            stop_at_newline=False if args.no_stop_at_newline else None,
+            device=args.device,
+            dtype=args.dtype,
+        )
+    except (OSError, ValueError) as exc:  # a bad checkpoint or setting: one line, not a trace
+        why = " ".join(str(exc).replace("--gen-option max_new_tokens", "--max-new-tokens").split())
+        print(f"{parser.prog}: {why}", file=sys.stderr)
+        return 2
     server = make_server(
         generator,
         args.host,

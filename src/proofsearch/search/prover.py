@@ -47,6 +47,7 @@ from proofsearch.env.base import (
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
+    GENERATOR_ERROR,
     OPEN_ERROR,
     STARTUP_ERROR,
     UNFINISHED_PROOF,
@@ -414,10 +415,12 @@ class BestFirstSearchProver:
                 with clock.actor.running():
                     suggestions = generator.generate(node.state.text, theorem, width)
             except Exception as exc:  # a generator's failure ends this theorem, not the run
-                return self._finish(
+                failed = self._finish(
                     theorem, Status.ERROR, clock, tree, expansions,
                     error=f"tactic generator failed: {type(exc).__name__}: {exc}",
                 )  # fmt: skip
+                failed.extra[GENERATOR_ERROR] = True
+                return failed
             if len(suggestions) < width:  # the generator has nothing more for this node
                 node.width = config.widest
             suggestions = [

@@ -39,6 +39,11 @@ UNFINISHED_PROOF = "unfinished_proof"
 #: of a run fails so with the same message, the CLI stops: see ``cli/header_watch.py``.
 OPEN_ERROR = "open_error"
 
+#: Record field set on an ``error`` whose tactic generator raised (a model that cannot
+#: load, a server that does not answer or refuses the requests): the same rule as
+#: :data:`OPEN_ERROR` stops a run whose first theorems all fail so.
+GENERATOR_ERROR = "generator_error"
+
 #: Record field set when the search's prover accepted a proof (``Qed`` included) and the
 #: from-scratch re-check rejected it for a reason other than a cheat (axioms, an
 #: unfinished proof): a bug in one of the two, counted as a "search/check disagreement".

@@ -1,0 +1,82 @@
+"""A model generator's bad settings stop ``search`` on one line, before any work: the
+results file is left as it was, even with ``--overwrite`` (real tiny checkpoints)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.generate.conftest import TinyModels
+
+from proofsearch.cli import main
+
+THEOREM = {"name": "t", "statement": "Theorem t : True.", "header": ""}
+EARLIER = '{"name": "t", "status": "proved", "proof": ["exact I"]}\n'
+
+
+def _search(tmp_path: Path, *options: str) -> tuple[int, Path]:
+    theorems = tmp_path / "thms.jsonl"
+    theorems.write_text(json.dumps(THEOREM) + "\n")
+    results = tmp_path / "r.jsonl"
+    results.write_text(EARLIER)
+    code = main(["search", str(theorems), "-o", str(results), "--overwrite", "--quiet", *options])
+    return code, results
+
+
+BAD = [
+    ("strategi=beam", "--gen-option strategi=beam: generator hf has no option 'strategi'; "),
+    ("max_new_tokens=abc", "--gen-option max_new_tokens=abc: expected an integer"),
+    ("strategy=greedy", "--gen-option strategy=greedy: expected one of 'beam', 'sample'"),
+    ("max_new_tokens=100000", "max_new_tokens=100000 leaves no room for a prompt"),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        *((["--gen-option", option], message) for option, message in BAD),
+        (
+            ["--base-url", "http://127.0.0.1:1/v1"],
+            "--base-url http://127.0.0.1:1/v1: generator hf has no option 'base_url'",
+        ),
+    ],
+)
+def test_bad_hf_options_are_one_line_before_any_work(
+    tiny_models: TinyModels,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    message: str,
+) -> None:
+    model = ["--generator", "hf", "--model", str(tiny_models.gpt2)]
+    code, results = _search(tmp_path, *model, *options)
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert code == 2 and line.startswith("proofsearch search: ") and message in line
+    assert results.read_text() == EARLIER  # --overwrite did not empty it for nothing
+
+
+def test_a_checkpoint_without_its_tokenizer_is_named(
+    tiny_models: TinyModels, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors", "generation_config.json"):
+        if (tiny_models.gpt2 / name).exists():
+            shutil.copy(tiny_models.gpt2 / name, bare / name)
+    code, _ = _search(tmp_path, "--generator", "hf", "--model", str(bare))
+    err = capsys.readouterr().err
+    assert code == 2 and "no tokenizer files" in err and "tokenizer.save_pretrained" in err
+    code, _ = _search(tmp_path, "--generator", "hf", "--model", str(tmp_path / "none"))
+    assert code == 2 and "model directory" in capsys.readouterr().err
+
+
+def test_a_model_for_a_generator_that_takes_none_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--model`` without ``--generator hf`` ran the portfolio, silently."""
+    code, results = _search(tmp_path, "--model", str(tmp_path / "ckpt"))
+    err = capsys.readouterr().err
+    assert code == 2 and "--model: generator portfolio takes no model; give --generator hf" in err
+    assert results.read_text() == EARLIER
