@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proofsearch.project.holes import find_holes, select_lemmas
+from proofsearch.project.holes import OBLIGATION_REASON, find_holes, select_lemmas
 from proofsearch.project.patch import fill_text
 from proofsearch.trace.sources import Source
 
@@ -145,9 +145,9 @@ def test_instances_are_holes_and_bodies_are_not() -> None:
     assert holes[0].statement == "#[export] Instance nat_refl : Reflexive (@eq nat)."
     assert [(s.line, s.reason) for s in skipped] == [
         (4, "no name"),
-        (8, "Program obligations are not searched"),
+        (8, OBLIGATION_REASON),
         (10, "an anonymous Goal"),
-        (15, "Program obligations are not searched"),
+        (15, OBLIGATION_REASON),
     ]
 
 
@@ -188,8 +188,8 @@ def test_every_other_admitted_proof_is_reported() -> None:
     assert [(s.line, s.ident, s.reason) for s in skipped] == [
         (1, "half", f"a Fixpoint is not a hole ({kinds})"),
         (5, "n_plus_0", f"a Let is not a hole ({kinds})"),
-        (10, "g", "Program obligations are not searched"),
-        (12, "", "Program obligations are not searched"),
+        (10, "g", OBLIGATION_REASON),
+        (12, "g", OBLIGATION_REASON),
     ]
 
 

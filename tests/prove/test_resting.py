@@ -41,3 +41,20 @@ def test_one_lemma_printed_two_ways_is_named_once() -> None:
         holes["through"]: ["left_open"],
         holes["outer"]: ["Pmod.left_open"],
     }
+
+
+def test_an_admitted_obligation_is_an_admitted_lemma() -> None:
+    """A proof that goes through because an ``Equations``/``Program`` obligation was
+    left ``Admitted`` (the obligation is an axiom to ``Print Assumptions``) was written
+    as ``Qed`` with no word, and ``--strict`` let it through."""
+    holes = _holes()
+    axioms = {
+        holes["alone"]: ["Defs.interleave_obligations_obligation_1"],
+        holes["outer"]: ["Defs.g_obligation_2", "Classical_Prop.classic"],
+        holes["through"]: ["Classical_Prop.classic", "Defs.obligation_free"],
+    }
+    resting = resting_on_admitted(axioms, list(axioms), [])
+    assert resting == {
+        holes["alone"]: ["Defs.interleave_obligations_obligation_1"],
+        holes["outer"]: ["Defs.g_obligation_2"],
+    }

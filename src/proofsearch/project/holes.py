@@ -14,6 +14,7 @@ for the index's no-leak rule.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,10 @@ from proofsearch.trace.sources import Source
 #: Statements whose ``Admitted`` proof is a hole (``Definition``s too: ``Admitted`` and
 #: ``Qed`` both leave them opaque, so filling one changes nothing for later code).
 HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
+#: Why an ``Admitted`` obligation is not searched (a proof resting on one is marked,
+#: :func:`proofsearch.project.writeback.resting_on_admitted`).
+OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
+_PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
 HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
 #: Statements that may carry their body after ``:=`` (then they open no proof).
@@ -188,7 +193,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         kinds = stack.kinds
         reason = ""
         if program:
-            reason = "Program obligations are not searched"
+            reason = OBLIGATION_REASON
         elif goal:
             reason = "an anonymous Goal"
         elif not ident:
@@ -293,7 +298,8 @@ def _other_admitted(
         command = command_of(sentences[opener].text)
         line = _line_of(text, sentences[opener].start)
         if command.word in ("Next", "Obligation", "Solve"):
-            found.append(Skipped(source, line, "", "Program obligations are not searched"))
+            owner = _obligations_owner(sentences, opener)
+            found.append(Skipped(source, line, owner, OBLIGATION_REASON))
         else:
             reason = f"a {command.word or 'proof'} is not a hole (holes: {HOLE_KINDS})"
             found.append(Skipped(source, line, command.ident, reason))
@@ -313,3 +319,18 @@ def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:
             for candidate in (hole.ident, hole.qualid, hole.name)
         )
     ]
+
+
+def _obligations_owner(sentences: Sequence[Sentence], index: int) -> str:
+    """The definition whose obligation the sentence at ``index`` proves (the nearest
+    ``Program …``/``Equations`` before it, or ``Obligation N of X``), or ``""``."""
+    for sentence in reversed(sentences[max(0, index - 200) : index + 1]):
+        command = command_of(sentence.text)
+        words = command.words
+        if command.word == "Obligation" and "of" in words[1:-1]:
+            return words[words.index("of") + 1]
+        if _PROGRAM.match(command.bare) and command.ident:
+            return command.ident
+        if command.word == "Equations" and len(words) > 1:
+            return words[1]
+    return ""

@@ -13,6 +13,8 @@ code after ``End``. :func:`resting_on_admitted` reads ``Print Assumptions``' axi
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Mapping, Sequence
 
 from proofsearch.project.holes import Hole
@@ -106,6 +108,11 @@ def _blame(
     return candidates[-1]
 
 
+#: An obligation's constant (``f_obligation_1``, Equations' ``f_obligations_obligation_1``):
+#: one that ``Print Assumptions`` lists was left ``Admitted`` (a solved one is defined).
+_OBLIGATION = re.compile(r".+_obligation_[0-9]+")
+
+
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
@@ -134,7 +141,7 @@ def resting_on_admitted(
 
         for axiom in axioms.get(hole, ()):
             short = _short(axiom)
-            if short in still:
+            if short in still or _OBLIGATION.fullmatch(short):
                 add(short, axiom)
             elif short in by_name and by_name[short] not in trail:
                 for deeper, printed in walk(by_name[short], trail | {hole}).items():

@@ -151,6 +151,11 @@ def shorten_proof(
         header, footer, qualified_names(proof),
         coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
     )  # fmt: skip
+    if name is not None:
+        # ``Lemma map_map … apply map_map.`` compiles (the lemma is not defined yet) but
+        # reads as a proof of itself, and the name means the new lemma from then on.
+        own = {name, name.rsplit(".", 1)[-1]}
+        names = {full: brief for full, brief in names.items() if brief not in own}
     if not names:
         return found
     short = rename(proof, names)
