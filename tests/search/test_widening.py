@@ -75,3 +75,30 @@ def test_a_generator_that_gave_fewer_than_asked_is_not_asked_again() -> None:
     result, _ = search(generator)
     assert result.status is Status.FAILED and generator.calls == 1  # type: ignore[attr-defined]
     assert "widenings" not in result.extra  # type: ignore[attr-defined]
+
+
+class Sampling(TacticGenerator):
+    """A sampling model: each call draws two tactics, repeats among them; ``t99`` (the
+    way on) comes only in the fourth draw."""
+
+    stochastic = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+        self.calls += 1
+        if goals == "goal W":
+            return [Suggestion("qed", -0.1)]
+        drawn = "t99" if self.calls == 4 else f"t{self.calls % 2}"
+        return [Suggestion(drawn, -0.5), Suggestion("t0", -0.7)]
+
+
+def test_a_sampling_generator_that_gave_fewer_than_asked_is_asked_again() -> None:
+    """Fewer distinct samples than asked is a draw of repeats, not "nothing more here":
+    such a node is drawn again, wider, while the tree has nothing else (a search of a
+    sampling model ended ``failed`` after one draw, in 0.03 s of a 10 s budget)."""
+    generator = Sampling()
+    result, _ = search(generator, num_sampled_tactics=8, max_sampled_tactics=64)
+    assert result.status is Status.PROVED and result.proof == ["t99", "qed"]  # type: ignore[attr-defined]
+    assert generator.calls == 5  # draws of 8, 16, 32, 64 at the root, then W

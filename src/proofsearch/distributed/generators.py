@@ -63,6 +63,11 @@ class GeneratorActor:
         """The hosted generator's stages (:mod:`proofsearch.generate.schedule`)."""
         return list(self.generator.schedule())
 
+    def is_stochastic(self) -> list[bool]:
+        """Whether each stage samples (:attr:`TacticGenerator.stochastic`)."""
+        stages = range(max(1, len(self.generator.schedule())))
+        return [self.generator.stage(i).stochastic for i in stages]
+
     def header_suffixes(self) -> list[str]:
         """What each stage needs after the theorem's header (``hammer``: its import)."""
         stages = range(len(self.generator.schedule()))
@@ -182,6 +187,8 @@ class RemoteGenerator(TacticGenerator):
         self.actors, self.generation = ray.get(directory.current.remote())
         self._schedule: list[tuple[str, float]] | None = None
         self._suffixes: list[str] | None = None
+        self._stochastic: list[bool] = self._call(lambda actor: actor.is_stochastic.remote())
+        self.stochastic = self._stochastic[0]
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         return self.generate_stage(goals, theorem, n, 0)
@@ -201,7 +208,9 @@ class RemoteGenerator(TacticGenerator):
     def stage(self, index: int) -> TacticGenerator:
         if self._suffixes is None:
             self._suffixes = self._call(lambda actor: actor.header_suffixes.remote())
-        return _RemoteStage(self, index, self._suffixes[index])
+        stage = _RemoteStage(self, index, self._suffixes[index])
+        stage.stochastic = self._stochastic[index]
+        return stage
 
     def _call(self, send: Callable[[Any], Any]) -> Any:
         """``send`` to this client's generator actor; a dead one is replaced and asked again."""

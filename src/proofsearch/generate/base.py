@@ -43,6 +43,11 @@ class TacticGenerator(ABC):
     #: theorem with them for this generator alone, and the prover runs them in the
     #: re-check too (where it refuses a proof that uses what they load beyond the header).
     header_suffix: str = ""
+    #: Whether another call may answer the same goals with other tactics (a model that
+    #: samples). The search takes fewer suggestions than it asked for as "nothing more
+    #: here" only from a generator that is not: a sampled node is asked again, wider,
+    #: once the tree runs out (one draw of repeats ended the search in 0.03 s of 10).
+    stochastic: bool = False
 
     @abstractmethod
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:

@@ -232,6 +232,7 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         )
         self.path = _checkpoint_dir(model)
         self.strategy: Strategy = strategy
+        self.stochastic = strategy == "sample"
         self.scoring: Scoring = scoring
         self.scores_memory_limit = scores_memory_limit
         self.max_new_tokens = max_new_tokens

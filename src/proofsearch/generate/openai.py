@@ -140,6 +140,7 @@ class OpenAITacticGenerator(TacticGenerator):
         self.n = n
         self.template = check_template(template)
         self.temperature = temperature
+        self.stochastic = temperature > 0  # a server samples unless told not to
         self.top_p = top_p
         self.max_tokens = max_tokens
         self.logprobs = logprobs

@@ -250,6 +250,7 @@ class VLLMTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         self.template = check_template(template)
         self.truncation_side = check_side(truncation_side)
         self.strategy: Strategy = strategy
+        self.stochastic = strategy == "sample"
         self.max_input_tokens = max_input_tokens
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature

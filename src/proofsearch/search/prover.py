@@ -421,8 +421,8 @@ class BestFirstSearchProver:
                 )  # fmt: skip
                 failed.extra[GENERATOR_ERROR] = True
                 return failed
-            if len(suggestions) < width:  # the generator has nothing more for this node
-                node.width = config.widest
+            if len(suggestions) < width and not generator.stochastic:
+                node.width = config.widest  # the generator has nothing more for this node
             suggestions = [
                 s for s in suggestions
                 if s.tactic not in node.tried and not clock.too_slow(s.tactic)

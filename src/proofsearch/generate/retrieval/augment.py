@@ -58,6 +58,7 @@ class RetrievalAugmentedGenerator(TacticGenerator):
 
     def __init__(self, inner: TacticGenerator, retriever: PremiseRetriever, premises: int = 16):
         self.inner = inner
+        self.stochastic = inner.stochastic
         self.retriever = retriever
         self.premises = premises
         self.count, self.budget = _budget(inner)
