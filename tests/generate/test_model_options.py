@@ -80,3 +80,16 @@ def test_a_model_for_a_generator_that_takes_none_is_refused(
     err = capsys.readouterr().err
     assert code == 2 and "--model: generator portfolio takes no model; give --generator hf" in err
     assert results.read_text() == EARLIER
+
+
+@pytest.mark.ray
+def test_gpus_the_cluster_does_not_have_stop_the_run(
+    tiny_models: TinyModels, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--num-gpus 1`` where Ray sees no GPU: every worker was infeasible, and the run
+    waited without a word, forever."""
+    options = ["--generator", "hf", "--model", str(tiny_models.gpt2), "--workers", "2"]
+    options += ["--gen-option", "max_new_tokens=16"]
+    code, _ = _search(tmp_path, *options, "--num-gpus", "1")
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1 and "--num-gpus 1: the Ray cluster has 0 GPU(s)" in err

@@ -108,6 +108,7 @@ def _run_ray(
     from proofsearch.distributed.shared_index import share_index
 
     with ray_session(_local_size(options)):
+        _check_gpus(options, gpus)
         directory = _generator_directory(spec, options)
         shared = share_index(spec) if directory is None else None
         slots = iter(range(1 << 30))
@@ -127,6 +128,24 @@ def _run_ray(
                 import ray
 
                 ray.kill(directory)  # its generator actors die with their owner
+
+
+def _check_gpus(options: DistributionOptions, per_worker: float) -> None:
+    """Refuse a GPU request the cluster cannot place: Ray would wait for it forever (an
+    infeasible actor), and the run hung without a word."""
+    import ray
+
+    from proofsearch.distributed.ray_setup import RaySetupError
+
+    per_generator = options.num_gpus / options.generator_actors if options.generator_actors else 0
+    need = max(per_worker, per_generator)
+    have = float(ray.cluster_resources().get("GPU", 0.0))
+    if need > 0 and have < need:
+        raise RaySetupError(
+            f"--num-gpus {options.num_gpus:g}: the Ray cluster has {have:g} GPU(s), and each "
+            f"{'generator actor' if per_generator else 'worker'} asks for {need:g}; run where "
+            "the GPUs are (check CUDA_VISIBLE_DEVICES), or drop --num-gpus"
+        )
 
 
 def _generator_directory(spec: WorkerSpec, options: DistributionOptions) -> Any:

@@ -14,7 +14,6 @@ code after ``End``. :func:`resting_on_admitted` reads ``Print Assumptions``' axi
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Mapping, Sequence
 
 from proofsearch.project.holes import Hole
