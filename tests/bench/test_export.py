@@ -88,6 +88,32 @@ def test_only_checked_and_problems(tmp_path: Path, capsys: pytest.CaptureFixture
     assert len(json.loads((out / "index.json").read_text())) == 3
 
 
+def test_the_wrong_theorem_file_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """None of the proofs' theorems in the file: exit 2 and no folder (it left an empty
+    export that a rerun then had to --overwrite)."""
+    results, _ = write_inputs(tmp_path, list(RESULTS))
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"name": "z", "statement": "Theorem z : True."}) + "\n")
+    out = tmp_path / "proofs"
+    assert main(["export", str(results), str(other), "--out", str(out)]) == 2
+    assert "none of the 4 proof(s)" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_bad_theorem_line_is_said_and_the_rest_exported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``check`` does (after ``search --skip-invalid``): it refused the whole file."""
+    results, theorems = write_inputs(tmp_path, list(RESULTS))
+    with theorems.open("a") as lines:
+        lines.write('{"name": "bad", "statement": 3}\n')
+    out = tmp_path / "proofs"
+    assert main(["export", str(results), str(theorems), "--out", str(out)]) == 0
+    assert f"{theorems}:6" in capsys.readouterr().err
+    assert len(json.loads((out / "index.json").read_text())) == 4
+
+
 def test_module_names_are_valid_and_unique() -> None:
     taken: set[str] = set()
     names = [module_name(n, taken) for n in ("a/b.v:x'", "A/B.v:X'", "1+1", "")]

@@ -51,3 +51,19 @@ def test_the_reasons_are_one_line_each_whatever_the_width(tmp_path: Path, column
     lines = [line for line in done.stdout.splitlines() if line.startswith("  t: ")]
     assert len(lines) == 1 and "coqc rejected the proof" in lines[0], done.stdout
     assert done.stdout.strip().splitlines()[-1] == lines[0]
+
+
+def test_a_theorem_file_with_none_of_the_results_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "re-checked 1 proof(s): 0 passed" and exit 1 (a rejected proof) when it
+    had re-checked nothing: the theorem file was another run's."""
+    from proofsearch.cli import main
+
+    theorems = tmp_path / "other.jsonl"
+    theorems.write_text(json.dumps({"name": "u", "statement": "Theorem u : True."}) + "\n")
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps({"name": "t", "status": "proved", "proof": ["exact I"]}) + "\n")
+    assert main(["check", str(results), str(theorems)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{theorems}: none of the 1 proved theorem(s) of {results} is in it" in err

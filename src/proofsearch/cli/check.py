@@ -83,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
         print_notice(errors, problem)
     theorems = {t.name: t for t in loaded.theorems}
     proved = [r for r in existing.records.values() if r["status"] == "proved"]
+    if proved and not any(r["name"] in theorems for r in proved):
+        # Nothing could be re-checked: the wrong file, not rejected proofs (exit 1 reads
+        # as a soundness failure to a script).
+        raise CommandError(
+            str(args.theorems),
+            f"none of the {len(proved)} proved theorem(s) of {args.results} is in it",
+            "give the theorem file that was searched",
+        )
     failures: list[tuple[str, str]] = []
     with make_prover(args.prover, options) as prover:
         for record in proved:

@@ -1,9 +1,10 @@
 """``proofsearch export``: write found proofs as ``.v``/``.lean`` files that compile as is.
 
 Exit codes: 0 every proof was exported; 1 some could not be (a malformed results line,
-a theorem missing from the theorem file; each is named on stderr); 2 bad usage or an
-unreadable or malformed theorem file, or an output folder that is not empty (without
-``--overwrite``).
+a theorem missing from the theorem file; each is named on stderr); 2 bad usage, an
+unreadable theorem file or one that holds none of the proofs' theorems (nothing is
+written), or an output folder that is not empty (without ``--overwrite``). A malformed
+theorem line is named and skipped, as ``check`` does.
 """
 
 from __future__ import annotations
@@ -97,20 +98,21 @@ def run(args: argparse.Namespace) -> int:
 
     args.leandojo_repo = None  # read_theorem_file reads JSONL here
     theorem_file = read_theorem_file(args)
-    if theorem_file.invalid:
-        for invalid in theorem_file.invalid:
-            print(f"  {invalid}", file=sys.stderr)
-        raise CommandError(
-            str(args.theorems), f"{len(theorem_file.invalid)} bad line(s) (listed above)",
-            "fix them: every theorem of the results must be read",
-        )  # fmt: skip
+    for invalid in theorem_file.invalid:  # as check does: a proof of one is "not in" it
+        print(f"proofsearch export: {invalid}", file=sys.stderr)
     coq_args = absolute_paths(args.coq_arg) or recorded_coq_args(open_traces(args.index))
     try:
         proofs, problems = read_proofs(args.results)
     except ExportError as exc:
         raise CommandError("", str(exc), "give the results file of proofsearch search") from None
-    prepare_out(args.out, args.overwrite)
     theorems = {theorem.name: theorem for theorem in theorem_file.theorems}
+    if proofs and not any(found.name in theorems for found in proofs):
+        raise CommandError(  # the wrong file: nothing is written (not even the folder)
+            str(args.theorems),
+            f"none of the {len(proofs)} proof(s) of {args.results} is of a theorem in it",
+            "give the theorem file that was searched",
+        )
+    prepare_out(args.out, args.overwrite)
     result = export_proofs(
         proofs, theorems, args.out,
         prover=args.prover, only_checked=args.only_checked, coq_args=coq_args,
