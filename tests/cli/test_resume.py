@@ -60,3 +60,25 @@ def test_retry_errors(tmp_path: Path) -> None:
     assert run(theorems, out, "--resume", "--retry-errors") == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["status"] for r in records if r["name"] == "t0"] == ["error", "proved"]
+
+
+def test_each_run_is_recorded_and_a_resume_with_other_settings_says_so(
+    tmp_path: Path, capsys: object
+) -> None:
+    """A ``--resume`` with another budget appended to the results without a word, and
+    nothing in them told the two runs apart."""
+    out = tmp_path / "r.jsonl"
+    assert run(theorem_file(tmp_path, 2), out, "--timeout", "30") == 0
+    runs = out.with_name("r.jsonl.runs.jsonl")
+    (first,) = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert first["resumed"] is False and first["settings"]["generator"] == "fixed"
+    assert first["settings"]["search"]["timeout"] == 30
+    assert run(theorem_file(tmp_path, 3), out, "--timeout", "20", "--resume") == 0
+    err = " ".join(capsys.readouterr().err.split())  # type: ignore[attr-defined]
+    assert f"resuming {out} with other settings than the run that wrote it" in err
+    assert "search.timeout: 30.0 → 20.0" in err
+    lines = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert [line["resumed"] for line in lines] == [False, True]
+    # The same settings again: not a word.
+    assert run(theorem_file(tmp_path, 4), out, "--timeout", "20", "--resume") == 0
+    assert "other settings" not in capsys.readouterr().err  # type: ignore[attr-defined]

@@ -446,6 +446,7 @@ def run(args: argparse.Namespace) -> int:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
             raise CommandError("", str(exc), code=EXIT_FAILURES) from None
+    _record_settings(args, spec, console, resumed=len(todo) < len(theorems))
     start = time.perf_counter()
     failure: str | None = None
     with store:
@@ -485,6 +486,27 @@ def run(args: argparse.Namespace) -> int:
         if portfolio_alone and todo:
             print_notice(console, NO_INDEX_NOTE)  # after the run: never before an error
     return EXIT_OK
+
+
+def _record_settings(args: argparse.Namespace, spec: Any, console: Any, *, resumed: bool) -> None:
+    """Write this run's settings beside the results file; on a resume, say which differ
+    from those of the run that wrote the earlier results (they would mix silently)."""
+    from proofsearch.data.run_settings import differences, last_settings, record_run, settings_of
+
+    settings = settings_of(args.prover, args.generator, spec.generator_options, spec.search)
+    previous = last_settings(args.output) if resumed else None
+    changed = differences(previous, settings) if previous is not None else []
+    if changed:
+        print_notice(
+            console,
+            f"resuming {args.output} with other settings than the run that wrote it "
+            f"({'; '.join(changed)}): its results mix both runs; give another --output "
+            "to keep them apart",
+        )
+    try:
+        record_run(args.output, settings, resumed=resumed)
+    except OSError as exc:  # the results file is writable, so this is rare: say it
+        print_notice(console, f"cannot record the run's settings: {exc}")
 
 
 def invalid_result_records(

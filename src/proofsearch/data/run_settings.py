@@ -1,0 +1,84 @@
+"""What each run that wrote a results file was: ``RESULTS.runs.jsonl`` beside it.
+
+A results file says how each theorem ended, not what searched it. A ``--resume`` with
+another generator, model or budget appended to the same file without a word, and the
+file then mixed two systems that nothing could tell apart. Each ``search`` now appends
+one line to ``RESULTS.runs.jsonl`` (its settings, the proofsearch version, the time,
+whether it resumed), and a resume whose settings differ from the last run's says which
+differ before it starts.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any
+
+#: The settings whose change makes results incomparable (what a resume compares).
+COMPARED = ("prover", "generator", "generator_options", "search")
+
+
+def runs_path(results: str | Path) -> Path:
+    results = Path(results)
+    return results.with_name(results.name + ".runs.jsonl")
+
+
+def settings_of(
+    prover: str, generator: str, options: Mapping[str, Any], search: Any
+) -> dict[str, Any]:
+    """The comparable settings of a run, as plain JSON."""
+    config = asdict(search) if is_dataclass(search) and not isinstance(search, type) else search
+    plain: dict[str, Any] = json.loads(
+        json.dumps(
+            {"prover": prover, "generator": generator, "generator_options": dict(options),
+             "search": config},
+            default=str,
+        )
+    )  # fmt: skip
+    return plain
+
+
+def last_settings(results: str | Path) -> dict[str, Any] | None:
+    """The settings of the last run recorded beside ``results`` (``None``: none)."""
+    path = runs_path(results)
+    try:
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        last = json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError):
+        return None
+    return last.get("settings") if isinstance(last, dict) else None
+
+
+def differences(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """``key: old → new`` for each compared setting that changed (nested keys dotted)."""
+    out: list[str] = []
+
+    def walk(prefix: str, old: Any, new: Any) -> None:
+        if isinstance(old, dict) and isinstance(new, dict):
+            for key in sorted(set(old) | set(new)):
+                walk(f"{prefix}.{key}" if prefix else key, old.get(key), new.get(key))
+        elif old != new:
+            out.append(f"{prefix}: {json.dumps(old)} → {json.dumps(new)}")
+
+    for key in COMPARED:
+        walk(key, before.get(key), now.get(key))
+    return out
+
+
+def record_run(results: str | Path, settings: Mapping[str, Any], *, resumed: bool) -> None:
+    """Append this run's line (``resumed``: it kept earlier results)."""
+    from proofsearch import __version__
+
+    line = {
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "proofsearch": __version__,
+        "resumed": resumed,
+        "settings": dict(settings),
+    }
+    path = runs_path(results)
+    mode = "a" if resumed else "w"
+    with path.open(mode, encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
