@@ -204,3 +204,13 @@ def test_a_file_without_one_valid_line_is_refused(tmp_path: Path, capsys: Any) -
     bad.write_text('{"name": "t", "status": "maybe"}\n')
     assert main(["report", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "no valid results line" in capsys.readouterr().err
+
+
+def test_runs_over_different_theorems_are_said(tmp_path: Path, capsys: Any) -> None:
+    first = write(tmp_path / "a.jsonl", [record("x", "proved", 1.0), record("y", "failed", 1.0)])
+    second = write(tmp_path / "b.jsonl", [record("x", "proved", 1.0)])
+    assert main(["report", str(first), str(second), "--out", str(tmp_path / "out")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the runs cover different theorems (a 2, b 1; 1 in common)" in err
+    assert main(["report", str(first), str(first), "--out", str(tmp_path / "same")]) == 0
+    assert "different theorems" not in capsys.readouterr().err

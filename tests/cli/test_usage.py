@@ -240,3 +240,10 @@ def test_a_results_file_given_as_the_theorem_file_gets_a_hint(
     (line,) = error_lines(err)
     assert code == 2 and "this is a results file" in line, line
     assert "proofsearch check RESULTS THEOREMS" in line
+
+
+def test_a_missing_v_file_is_said_to_be_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["trace", str(tmp_path / "nosuch.v"), "--out", str(tmp_path / "t")]) == 2
+    assert "nosuch.v: no such file" in capsys.readouterr().err

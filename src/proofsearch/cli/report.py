@@ -87,6 +87,16 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         runs.append(run_)
+    covered = [set(r.results) for r in runs]
+    if len(runs) > 1 and any(names != covered[0] for names in covered):
+        common = set.intersection(*covered)
+        sizes = ", ".join(f"{r.name} {len(names)}" for r, names in zip(runs, covered, strict=True))
+        print(
+            f"proofsearch report: warning: the runs cover different theorems ({sizes}; "
+            f"{len(common)} in common): each proof rate is over its own run's theorems "
+            "(a run not finished, or another theorem file?)",
+            file=sys.stderr,
+        )
     anchors = list(args.anchor)
     if args.stdlib_anchors:
         anchors += list(report.STDLIB_ANCHORS)

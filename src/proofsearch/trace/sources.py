@@ -269,6 +269,8 @@ def file_list(files: Sequence[Path], coq_args: Sequence[str], coqc: str = "coqc"
     args, mappings, _ = _parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
     paths = []
     for file in files:
+        if not file.exists():
+            raise SourceError(f"{file}: no such file")
         if not file.is_file() or file.suffix != ".v":
             raise SourceError(f"{file}: not a .v file")
         paths.append(file.resolve())
