@@ -141,7 +141,10 @@ def fetch_sources(package: str, workdir: Path) -> tuple[Path, str]:
     its logical name (``stdpp``; ``mathcomp.finmap`` for a library one level down in a
     folder other packages share, see :func:`library_folder`).
 
-    Nothing is installed, and the package's compiled files are deleted once unpacked.
+    Nothing is installed, and the package's compiled proofs are deleted once unpacked;
+    its plugin (OCaml ``.cmxs`` and findlib ``META``: tactic code, not proofs) is kept,
+    since a library that loads its own plugin builds with nothing else
+    (:func:`use_plugins`).
     """
     deb = workdir / "deb"
     deb.mkdir(parents=True, exist_ok=True)
@@ -151,14 +154,30 @@ def fetch_sources(package: str, workdir: Path) -> tuple[Path, str]:
     unpacked = deb / "unpacked"
     if not unpacked.is_dir():
         subprocess.run(["dpkg", "-x", archive.name, "unpacked"], cwd=deb, check=True)
-    # The package's compiled files hold the answers: none is kept, even off the loadpath.
+    # The package's compiled proofs hold the answers: none is kept, even off the loadpath.
     for compiled in unpacked.rglob("*"):
-        if compiled.suffix in (".vo", ".vos", ".vok", ".glob", ".cmxs"):
+        if compiled.suffix in (".vo", ".vos", ".vok", ".glob"):
             compiled.unlink()
     found = unpacked_library(unpacked)
     if found is None:
         raise SystemExit(f"error: {archive}: no single library folder under {USER_CONTRIB}")
     return found
+
+
+def use_plugins(workdir: Path) -> list[str]:
+    """Make the unpacked package's plugin loadable in this process and every command it
+    runs: its findlib folder (``usr/lib/ocaml``, where Coq 8.16+ finds ``Declare ML
+    Module "coq-relation-algebra.reification"``) goes first on ``OCAMLPATH``; the
+    ``-I`` flags returned name the folders holding ``.cmxs`` files for the older
+    ``Declare ML Module "aac_plugin"`` form (for the ``_CoqProject``). Before, such a
+    library did not build: its plugin had been deleted with the compiled proofs."""
+    unpacked = workdir / "deb" / "unpacked"
+    findlib = unpacked / "usr" / "lib" / "ocaml"
+    if any(findlib.glob("*/META")):
+        known = os.environ.get("OCAMLPATH")
+        os.environ["OCAMLPATH"] = os.pathsep.join(filter(None, [str(findlib.resolve()), known]))
+    folders = sorted({str(p.parent.resolve()) for p in unpacked.rglob("*.cmxs")})
+    return [flag for folder in folders for flag in ("-I", folder)]
 
 
 def unpacked_library(unpacked: Path) -> tuple[Path, str] | None:
@@ -219,12 +238,15 @@ def copy_project(
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
 
+    plugins = use_plugins(project.parent)
+
     def write_project() -> None:
         listed = sorted(p.relative_to(project).as_posix() for p in theories.rglob("*.v"))
         # ``-R``, not ``-Q``: some libraries (MenhirLib) Require their own modules by
         # short name (``Require Import Alphabet.``), which only ``-R`` resolves.
         (project / "_CoqProject").write_text(
             f"-R theories {name}\n"
+            + "".join(f"-I {folder}\n" for folder in plugins[1::2])
             + "".join(f"-arg {flag}\n" for flag in flags)
             + "".join(f"{path}\n" for path in listed)
         )
@@ -965,6 +987,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(
             f"--workdir {args.workdir}: no prepared sample there (sample.json); run prepare first"
         )
+    use_plugins(args.workdir)  # the build, hammer and prove steps load the plugin too
     functions = {
         "prepare": prepare,
         "build": build,

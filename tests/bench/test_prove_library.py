@@ -8,6 +8,7 @@ unset, a ``Defined`` lemma, a proof without a ``Proof.`` sentence and one-line p
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -456,3 +457,27 @@ def test_coq_flags_and_a_subset_of_the_library(
     assert built.ok, (tmp_path / "build.log").read_text()
     with pytest.raises(SystemExit, match="--subset nowhere"):
         prove_library.copy_project(library, project, "Tiny", flags, ["nowhere"])
+
+
+def test_a_librarys_own_plugin_is_kept_and_loadable(
+    prove_library: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """relation-algebra loads its own plugin (``Declare ML Module``): the unpacked
+    package's ``.cmxs`` was deleted with the compiled proofs, and the library did not
+    build. Its findlib folder goes on ``OCAMLPATH``, its ``.cmxs`` folders into the
+    ``_CoqProject`` as ``-I``; its ``.vo`` files are still gone."""
+    unpacked = tmp_path / "deb" / "unpacked"
+    contrib = unpacked / "usr" / "lib" / "ocaml" / "coq" / "user-contrib" / "Lib"
+    contrib.mkdir(parents=True)
+    (contrib / "A.v").write_text("Lemma a : True. Proof. exact I. Qed.\n")
+    (contrib / "lib_plugin.cmxs").write_bytes(b"\0")
+    findlib = unpacked / "usr" / "lib" / "ocaml" / "coq-lib"
+    findlib.mkdir(parents=True)
+    (findlib / "META").write_text('package "plugin" ()\n')
+    monkeypatch.setenv("OCAMLPATH", "/elsewhere")
+    project = tmp_path / "holed"
+    prove_library.copy_project(contrib, project, "Lib")
+    lines = (project / "_CoqProject").read_text().splitlines()
+    assert lines[:2] == ["-R theories Lib", f"-I {contrib.resolve()}"]
+    ocamlpath = os.environ["OCAMLPATH"].split(":")
+    assert ocamlpath == [str((unpacked / "usr" / "lib" / "ocaml").resolve()), "/elsewhere"]
