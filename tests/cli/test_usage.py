@@ -247,3 +247,13 @@ def test_a_missing_v_file_is_said_to_be_missing(
 ) -> None:
     assert main(["trace", str(tmp_path / "nosuch.v"), "--out", str(tmp_path / "t")]) == 2
     assert "nosuch.v: no such file" in capsys.readouterr().err
+
+
+def test_a_mistyped_option_is_said_by_its_command_with_the_closest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", str(tmp_path / "t.jsonl"), "--time-out", "5"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "proofsearch search: unrecognized arguments: --time-out 5; did you mean --timeout?; "
+        "see proofsearch search --help"
+    )

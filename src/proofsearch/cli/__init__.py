@@ -60,9 +60,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> str:
+    """``unrecognized arguments: --time-out 5`` said by the subcommand it was given to,
+    with the closest option it has (argparse said it as ``proofsearch:``, suggesting
+    nothing)."""
+    import difflib
+
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    sub = next(
+        (
+            action.choices[command]
+            for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices
+        ),
+        None,
+    )
+    if sub is None:
+        return message
+    options = [o for action in sub._actions for o in action.option_strings]
+    for word in extra:
+        if word.startswith("-"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
+            if close:
+                return f"{message}; did you mean {close[0]}?"
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = getattr(args, "command", None)
+        prog = f"proofsearch {command}" if command else "proofsearch"
+        body = f"{_unrecognized(parser, command, extra)}; see {prog} --help"
+        print(error_line(command, body), file=sys.stderr)
+        return EXIT_USAGE
     if args.command is None:  # bare `proofsearch`: what can it do?
         parser.print_help(sys.stderr)
         return EXIT_USAGE
