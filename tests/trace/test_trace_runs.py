@@ -187,6 +187,26 @@ def test_stdlib_selection(tmp_path: Path) -> None:
     assert steps and steps[0].goals[0].conclusion == "forall n : nat, n = n + 0"
 
 
+def test_an_installed_library_is_traced_without_writing_into_it(tmp_path: Path) -> None:
+    """``lia`` writes ``.lia.cache`` into Coq's working folder, which was the library's
+    own: a trace of the stdlib or of a ``user-contrib`` package wrote into the system's
+    Coq folders (and a purged package's folder stayed behind for it)."""
+    from proofsearch.trace.sources import coq_where
+
+    project = stdlib_project()
+    cantor = [s for s in project.sources if s.file.endswith("Arith/Cantor.v")]
+    if not cantor:
+        pytest.skip("this Coq's stdlib has no Arith/Cantor.v (it uses lia)")
+    folder = cantor[0].path.parent.parent
+    caches = [folder / ".lia.cache", coq_where() / "theories" / ".lia.cache"]
+    before = {path: path.stat().st_mtime_ns for path in caches if path.exists()}
+    out = tmp_path / "out"
+    args = ["trace", "--coq-stdlib", "--only", "Arith/Cantor.v", "--out", str(out)]
+    assert main([*args, "--no-progress"]) == 0
+    assert {path: path.stat().st_mtime_ns for path in caches if path.exists()} == before
+    assert (out / ".lia.cache").exists()  # where it went instead
+
+
 @pytest.mark.skipif(
     shutil.which("coqc") is None or binary_version("coqc").major < 9,
     reason="Rocq 9's stdlib layout (user-contrib/Stdlib; theories is the prelude's Corelib)",

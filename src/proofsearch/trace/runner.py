@@ -34,7 +34,7 @@ from proofsearch.trace.shards import (
     write_record,
     write_shard,
 )
-from proofsearch.trace.sources import Project, Source
+from proofsearch.trace.sources import Project, Source, SourceError, coq_where
 
 _COQC_LINE = re.compile(r'File "[^"]*", line (\d+)')
 
@@ -231,6 +231,23 @@ def coq_version(coqc: str = "coqc") -> str:
     return done.stdout.split()[0]
 
 
+def _working_folder(project: Project, out: Path, coqc: str) -> str:
+    """Where Coq runs: the project's folder, as ``make`` runs it, except for a library
+    inside Coq's installation (the stdlib, ``user-contrib``): there ``lia`` left its
+    ``.lia.cache`` in the system's folders, and a package purged later left its folder
+    behind for it. Such a trace runs in its own output folder (all paths are absolute)."""
+
+    root = project.root.resolve()
+    try:
+        installed = root.is_relative_to(coq_where(coqc).resolve())
+    except SourceError:  # no coqc -where: the project's folder, as before
+        installed = False
+    if not installed:
+        return str(project.root)
+    out.mkdir(parents=True, exist_ok=True)
+    return str(out.resolve())
+
+
 def plan(
     project: Project, out: Path, *, limits: Limits, coqc: str = "coqc", retry_failed: bool = False
 ) -> tuple[list[Job], list[FileRecord]]:
@@ -243,6 +260,7 @@ def plan(
     fresh: list[FileRecord] = []
     ordered = order(graph)
     build = needs_build(project, graph, ordered)
+    cwd = _working_folder(project, Path(out), coqc)
     for module in ordered:
         source = by_module[module]
         args = (*project.args, *source.extra_args)
@@ -255,7 +273,7 @@ def plan(
             key=key,
             coq_version=version,
             out=str(out),
-            cwd=str(project.root),
+            cwd=cwd,
             limits=limits,
             build=module in build,
             coqc=coqc,
