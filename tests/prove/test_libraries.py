@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from proofsearch.project.libraries import (
     without_modules,
 )
 from proofsearch.trace.deps import order, requires
+from proofsearch.trace.schema import TraceDir
 from proofsearch.trace.sources import coq_where, stdlib_project, theories_prefix
 from tests.prove.project import write_project
 
@@ -233,3 +235,41 @@ def test_a_short_require_is_the_projects_own_module(
     assert required_library_modules(project) == {}
     assert trace_libraries(project, jobs=1) == []
     assert not (tmp_path / "cache").exists()  # not even the prelude was traced
+
+
+def test_a_library_the_project_binds_from_outside_is_traced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real coqdep and tracer: a sibling checkout bound with ``-Q ../dep Dep`` was never
+    traced, so none of its lemmas was a premise (``apply weird_id`` was out of reach);
+    what the project requires of it is traced now, in a folder of the cache (nothing is
+    written into the sibling's folder), and nothing else of it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    dep, folder = tmp_path / "dep", tmp_path / "proj"
+    dep.mkdir()
+    folder.mkdir()
+    (dep / "D.v").write_text(
+        "Parameter weird : nat -> nat.\nAxiom weird_id : forall n, weird n = n.\n"
+        "Lemma twice : forall n, weird (weird n) = n.\n"
+        "Proof. intros n. now rewrite !weird_id. Qed.\n"
+    )
+    (dep / "Unused.v").write_text("Lemma unused : True.\nProof. exact I. Qed.\n")
+    for name in ("D.v", "Unused.v"):
+        subprocess.run(["coqc", "-Q", ".", "Dep", name], cwd=dep, check=True)
+    (folder / "_CoqProject").write_text("-Q ../dep Dep\n-R . P\nA.v\n")
+    (folder / "A.v").write_text(
+        "From Dep Require Import D.\nLemma use (n : nat) : weird n = n.\nProof. Admitted.\n"
+    )
+    project = load_project([folder])
+    prelude = theories_prefix(coq_where())
+    stdlib = library_project(prelude)
+    assert stdlib is not None
+    given = tmp_path / "given"  # the prelude as given: only the sibling is traced
+    _shards(given, *_closure(requires(stdlib), {f"{prelude}.Init.Prelude"}))
+    before = sorted(p.name for p in dep.iterdir())
+    (out,) = trace_libraries(project, jobs=1, given=[given])
+    assert out.parent.name == "external" and out.name.startswith("Dep-")
+    trace = TraceDir(out)
+    assert trace.modules() == {"Dep.D"}
+    assert {p.name for p in trace.premises("Dep.D")} >= {"Dep.D.weird_id", "Dep.D.twice"}
+    assert sorted(p.name for p in dep.iterdir()) == before

@@ -182,6 +182,72 @@ def trace_libraries(
             else:
                 run(jobs_list, workers=jobs)
         outs.append(without_modules(out, held | foreign))
+    outs += _trace_external(project, coqc, coqlib, held, jobs, progress)
+    return outs
+
+
+def external_libraries(project: Project, coqlib: Path) -> list[Project]:
+    """The project's own ``-R``/``-Q`` bindings of folders outside it and outside Coq's
+    installation (a sibling checkout, a plugin's theories unpacked elsewhere), each as a
+    library (never compiled: building the project built it). They were never traced,
+    so no lemma of theirs was a premise, and no proof of theirs was learned from."""
+    root = project.root.resolve()
+    found: list[Project] = []
+    for folder, prefix in project.mappings:
+        folder = folder.resolve()
+        inside = (root, coqlib.resolve())
+        if not folder.is_dir() or any(
+            folder.is_relative_to(f) or f.is_relative_to(folder) for f in inside
+        ):
+            continue
+        library = Project(prefix or folder.name, folder, list(project.args), list(project.mappings))
+        library.compile = False
+        for path in sorted(folder.rglob("*.v")):
+            if module_of(path, [(folder, prefix)]) is not None:
+                module = library.module_of(path)
+                if module is not None:
+                    library.sources.append(
+                        Source(path, path.relative_to(folder).as_posix(), module)
+                    )
+        if library.sources:
+            found.append(library)
+    return found
+
+
+def _trace_external(
+    project: Project,
+    coqc: str,
+    coqlib: Path,
+    held: set[str],
+    jobs: int | None,
+    progress: Callable[[list[object], Summary], object] | None,
+) -> list[Path]:
+    """Trace what the project requires of its :func:`external_libraries` (and what that
+    requires of them), each into ``…/libraries/<coq version>/external/<name>-<folder
+    hash>``; their trace folders."""
+    libraries = external_libraries(project, coqlib)
+    if not libraries:
+        return []
+    needed = {dep for deps in requires(project, coqlib=coqlib).values() for dep in deps}
+    outs: list[Path] = []
+    for library in libraries:
+        own = {source.module for source in library.sources}
+        keep = _closure(requires(library, coqlib=coqlib), needed & own) - held
+        if not keep:
+            continue
+        digest = hashlib.sha256(str(library.root).encode()).hexdigest()[:12]
+        name = f"{library.name or 'top'}-{digest}"
+        out = cache_root() / "libraries" / coq_version(coqc) / "external" / name
+        library.sources = [s for s in library.sources if s.module in keep]
+        jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
+        if jobs_list:
+            summary = Summary(files=len(jobs_list))
+            if progress is not None:
+                with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
+                    run(jobs_list, workers=jobs, on_record=bar.record)
+            else:
+                run(jobs_list, workers=jobs)
+        outs.append(without_modules(out, held))
     return outs
 
 

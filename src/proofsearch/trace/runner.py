@@ -233,16 +233,17 @@ def coq_version(coqc: str = "coqc") -> str:
 
 def _working_folder(project: Project, out: Path, coqc: str) -> str:
     """Where Coq runs: the project's folder, as ``make`` runs it, except for a library
-    inside Coq's installation (the stdlib, ``user-contrib``): there ``lia`` left its
-    ``.lia.cache`` in the system's folders, and a package purged later left its folder
-    behind for it. Such a trace runs in its own output folder (all paths are absolute)."""
-
+    traced for its lemmas (never compiled: the stdlib, a ``user-contrib`` package, a
+    folder the project binds from outside) or one inside Coq's installation: there
+    ``lia`` left its ``.lia.cache`` in the system's folders, and a package purged later
+    left its folder behind for it. Such a trace runs in its own output folder (its
+    paths are absolute)."""
     root = project.root.resolve()
     try:
         installed = root.is_relative_to(coq_where(coqc).resolve())
     except SourceError:  # no coqc -where: the project's folder, as before
         installed = False
-    if not installed:
+    if project.compile and not installed:
         return str(project.root)
     out.mkdir(parents=True, exist_ok=True)
     return str(out.resolve())
