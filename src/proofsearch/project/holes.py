@@ -301,7 +301,9 @@ def _other_admitted(
             owner = _obligations_owner(sentences, opener)
             found.append(Skipped(source, line, owner, OBLIGATION_REASON))
         else:
-            reason = f"a {command.word or 'proof'} is not a hole (holes: {HOLE_KINDS})"
+            what = command.word or "proof"
+            article = "an" if what[:1] in "AEIOU" else "a"
+            reason = f"{article} {what} is not a hole (holes: {HOLE_KINDS})"
             found.append(Skipped(source, line, command.ident, reason))
     return found
 
