@@ -63,3 +63,10 @@ def test_gpu_split_follows_leanagent() -> None:
     # With shared generator actors, or a generator without a model, provers get no GPU.
     assert worker_gpus(model, DistributionOptions(workers=4, num_gpus=2, generator_actors=1)) == 0
     assert worker_gpus(WorkerSpec(), DistributionOptions(workers=4, num_gpus=2)) == 0
+
+
+def test_theorems_given_as_strings_are_refused_at_once() -> None:
+    """LeanAgent-style scripts pass statements; it was an AttributeError inside the run."""
+    prover = DistributedProver(tactic="auto")
+    with pytest.raises(TypeError, match="must be proofsearch.theorem.Theorem objects, got str"):
+        prover.search_unordered("", ["Theorem t : True."])  # type: ignore[list-item]

@@ -157,6 +157,12 @@ class DistributedProver:
         """Search every theorem; results in the order they finished."""
         if positions is not None and len(positions) != len(theorems):
             raise ValueError("positions must have one entry per theorem")
+        wrong = next((t for t in theorems if not isinstance(t, Theorem)), None)
+        if wrong is not None:  # a string was an AttributeError deep inside the run
+            raise TypeError(
+                f"theorems must be proofsearch.theorem.Theorem objects, got "
+                f"{type(wrong).__name__} {str(wrong)[:60]!r}; e.g. Theorem(name, statement)"
+            )
         spec, header = self._spec(repo)
         if header:
             theorems = [t if t.header else dataclasses.replace(t, header=header) for t in theorems]
