@@ -259,9 +259,12 @@ class TraceProgress:
             self.ticker.tick(self.plain_line)
         if record.status == "failed" and record.error is not None:
             message = " ".join(record.error.message.split())[:200]
-            self.progress.console.log(
-                f"[red]failed[/] {record.file}:{record.error.line}: {message}"
-            )
+            # As it happens, above the bar; a line, not a log record (no time, no
+            # source location): the final list says it again with the rest.
+            self.progress.console.print(
+                f"[red]failed[/] {record.file}:{record.error.line}: {message}",
+                soft_wrap=True, highlight=False,
+            )  # fmt: skip
 
     def __enter__(self) -> TraceProgress:
         self.progress.start()
