@@ -68,5 +68,5 @@ def test_gpu_split_follows_leanagent() -> None:
 def test_theorems_given_as_strings_are_refused_at_once() -> None:
     """LeanAgent-style scripts pass statements; it was an AttributeError inside the run."""
     prover = DistributedProver(tactic="auto")
-    with pytest.raises(TypeError, match="must be proofsearch.theorem.Theorem objects, got str"):
+    with pytest.raises(TypeError, match=r"must be proofsearch\.theorem\.Theorem objects, got str"):
         prover.search_unordered("", ["Theorem t : True."])  # type: ignore[list-item]

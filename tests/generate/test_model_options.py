@@ -93,3 +93,17 @@ def test_gpus_the_cluster_does_not_have_stop_the_run(
     code, _ = _search(tmp_path, *options, "--num-gpus", "1")
     err = " ".join(capsys.readouterr().err.split())
     assert code == 1 and "--num-gpus 1: the Ray cluster has 0 GPU(s)" in err
+
+
+def test_a_small_models_default_output_fits_its_position_table(tiny_models: TinyModels) -> None:
+    """512 new tokens (ReProver's) left no room for a prompt in a tiny GPT-2's table: every
+    run with the defaults failed. The default is now half the table when that is less."""
+    from transformers import AutoConfig
+
+    from proofsearch.generate.hf import HFTacticGenerator
+
+    positions = AutoConfig.from_pretrained(tiny_models.gpt2).n_positions
+    generator = HFTacticGenerator(tiny_models.gpt2, device="cpu")
+    assert generator.max_new_tokens == min(512, positions // 2)
+    assert generator.max_input_tokens <= positions - generator.max_new_tokens
+    assert HFTacticGenerator(tiny_models.t5, device="cpu").max_new_tokens == 512

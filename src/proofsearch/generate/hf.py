@@ -187,7 +187,9 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
       (``right``: cut the end of the goals, keep the start; see
       :func:`proofsearch.generate.prompt.fit_prompt`). Causal models' limit is lowered to
       leave ``max_new_tokens`` inside their position table.
-    - ``max_new_tokens`` (512, ReProver's output limit).
+    - ``max_new_tokens`` (None: 512, ReProver's output limit, or for a causal model half
+      its position table when that is smaller: a tiny model's 512 positions left no
+      room for a prompt, and every run failed on the default).
     - ``temperature``, ``top_p``, ``top_k`` (sampling only; 1.0, 1.0, 0 = off).
     - ``stop_at_newline``: causal tactics end at the first newline (default ``True``;
       encoder-decoders end only at EOS, their tactics may span lines).
@@ -213,7 +215,7 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         strategy: Strategy = "beam",
         template: str | None = None,
         max_input_tokens: int = 2300,
-        max_new_tokens: int = 512,
+        max_new_tokens: int | None = None,
         truncation_side: str = "right",
         temperature: float = 1.0,
         top_p: float = 1.0,
@@ -235,7 +237,7 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         self.stochastic = strategy == "sample"
         self.scoring: Scoring = scoring
         self.scores_memory_limit = scores_memory_limit
-        self.max_new_tokens = max_new_tokens
+        self.max_new_tokens = max_new_tokens or DEFAULT_MAX_NEW_TOKENS
         self.truncation_side = check_side(truncation_side)
         self.temperature = temperature
         self.top_p = top_p
@@ -248,6 +250,8 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         if cpu_threads is not None:
             torch.set_num_threads(cpu_threads)
         config = self._load()
+        if max_new_tokens is None:
+            self.max_new_tokens = default_max_new_tokens(config)
         self.template = check_template(
             template if template is not None else self._default_template()
         )
@@ -656,7 +660,7 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
 def _check_options(
     strategy: str,
     scoring: str,
-    max_new_tokens: int,
+    max_new_tokens: int | None,
     max_input_tokens: int,
     max_batch_size: int | None,
     temperature: float,
@@ -666,7 +670,7 @@ def _check_options(
         raise ValueError(f"strategy must be 'beam' or 'sample', got {strategy!r}")
     if scoring not in ("auto", "beam", "forward"):
         raise ValueError(f"scoring must be 'auto', 'beam' or 'forward', got {scoring!r}")
-    if max_new_tokens < 1 or max_input_tokens < 1:
+    if (max_new_tokens is not None and max_new_tokens < 1) or max_input_tokens < 1:
         raise ValueError("max_new_tokens and max_input_tokens must be positive")
     if max_batch_size is not None and max_batch_size < 1:
         raise ValueError(f"max_batch_size must be positive or None, got {max_batch_size}")
@@ -708,7 +712,20 @@ def check_checkpoint(model: str | Path, **options: Any) -> None:
         check_template(given["template"])
     config = AutoConfig.from_pretrained(path, local_files_only=True)
     if not getattr(config, "is_encoder_decoder", False):
-        _room_for_a_prompt(_max_positions(config), given["max_new_tokens"])
+        wanted = given["max_new_tokens"] or default_max_new_tokens(config)
+        _room_for_a_prompt(_max_positions(config), wanted)
+
+
+#: ReProver's output limit: the default ``max_new_tokens`` where the model has room.
+DEFAULT_MAX_NEW_TOKENS = 512
+
+
+def default_max_new_tokens(config: Any) -> int:
+    """512, or half a causal model's position table when that is smaller."""
+    positions = _max_positions(config)
+    if getattr(config, "is_encoder_decoder", False) or positions is None:
+        return DEFAULT_MAX_NEW_TOKENS
+    return max(1, min(DEFAULT_MAX_NEW_TOKENS, positions // 2))
 
 
 def _room_for_a_prompt(positions: int | None, max_new_tokens: int) -> int | None:

@@ -387,7 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--max-input-tokens", type=int, default=2300)
-    parser.add_argument("--max-new-tokens", type=int, default=512)
+    parser.add_argument(
+        "--max-new-tokens", type=int, default=None,
+        help="most tokens a completion may have (default: 512, or half a causal model's "
+        "position table when that is smaller)",
+    )  # fmt: skip
     parser.add_argument(
         "--no-stop-at-newline",
         action="store_true",
