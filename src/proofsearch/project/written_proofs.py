@@ -7,7 +7,9 @@ rebuild, :func:`present_found` gives each proved hole
 
 - the shortest names Coq resolves to the same objects at the hole
   (:mod:`proofsearch.env.coq.short_names`: asked, then the same re-check with the
-  same axioms), and
+  same axioms),
+- no ``using`` premise or step it does not need (:mod:`.trim`: each left out only
+  when the proof still checks, on no new axiom), and
 - bullets for the subgoals (:mod:`.bullets`: the goal counts replayed in the prover,
   the bulleted text compiled at the hole).
 
@@ -26,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from proofsearch.env.base import EnvError
-from proofsearch.env.coq.checker import compile_source
+from proofsearch.env.coq.checker import check_proof, compile_source
 from proofsearch.env.coq.short_names import qualified_names, shorten_proof
 from proofsearch.env.registry import make_prover
 from proofsearch.project.admits import is_part
 from proofsearch.project.bullets import bulleted, goal_counts
+from proofsearch.project.trim import trimmed
 from proofsearch.theorem import Theorem
 
 #: A bullet needs a step that opens two goals and one step for each.
@@ -47,10 +50,12 @@ class Presentation:
     prover_options: Mapping[str, Any]
     short_names: bool = True
     bullets: bool = True
+    #: Leave out ``using`` premises and steps the proof does not need (:mod:`.trim`).
+    trim: bool = True
 
 
 def _key(record: Mapping[str, Any], proof: Sequence[str], how: Presentation) -> str:
-    settings = [how.short_names, how.bullets, how.coqc, list(how.args)]
+    settings = [how.short_names, how.bullets, how.trim, how.coqc, list(how.args)]
     return json.dumps([record.get("source_sha256"), record.get("header"), list(proof), settings])
 
 
@@ -105,10 +110,35 @@ def _present(
                 coqc=how.coqc, args=how.args, timeout=how.timeout,
             ).proof
         )  # fmt: skip
+    if how.trim:
+        proof = _trimmed(record, result, proof, how)
     # A part's proof goes inside ``{ revert …. P. }`` on one line: no bullets.
     if how.bullets and not is_part(str(record["name"])):
         proof = _with_bullets(record, theorem, proof, how)
     return proof
+
+
+def _trimmed(
+    record: Mapping[str, Any], result: Mapping[str, Any], proof: list[str], how: Presentation
+) -> list[str]:
+    """``proof`` without the ``using`` premises and steps it does not need (:mod:`.trim`)."""
+    if result.get("header_suffix"):  # CoqHammer's tactics: checked with their import only
+        return proof
+    axioms = set(result.get("axioms") or ())
+
+    def holds(candidate: list[str]) -> bool:
+        checked = check_proof(
+            str(record["header"]), str(record["statement"]), candidate,
+            footer=str(record.get("footer") or ""),
+            name=str(record["qualid"]) if record.get("qualid") else None,
+            allowed_axioms=record.get("allowed_axioms") or (),
+            any_axiom=bool(record.get("any_axiom")),
+            functor_parameters=tuple(record.get("functor_parameters") or ()),
+            coqc=how.coqc, args=how.args, timeout=how.timeout,
+        )  # fmt: skip
+        return checked.ok and set(checked.axioms) <= axioms
+
+    return trimmed(proof, holds)
 
 
 def present_found(

@@ -1,0 +1,71 @@
+"""Proofs without what they do not need: ``using`` premises, and steps the rest of the
+proof does without.
+
+The search keeps the first proof it finds: ``eauto using`` with the four premises
+retrieved for the goal when none is needed, or a step whose work a later one does again
+(``rewrite map_id`` before ``induction l; simpl; f_equal; auto``, which proves the goal
+alone). A person would not write either. Each simplification is kept only when the
+proof still checks from scratch and rests on no axiom it did not rest on before; at
+most :data:`MOST_CHECKS` checks a proof, so that presenting stays a small part of a run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+#: Checks one proof may cost (each compiles the hole's file prefix and the proof).
+MOST_CHECKS = 6
+#: Proofs of more steps than this keep their steps (only their ``using`` are trimmed).
+MOST_STEPS = 4
+_USING = re.compile(
+    r"^(?P<head>.*?)\s+using\s+(?P<names>[\w'.]+(?:\s*,\s*[\w'.]+)*)(?P<tail>(?:\s+with\b.*)?)$",
+    re.S,
+)
+
+
+def trimmed(proof: Sequence[str], holds: Callable[[list[str]], bool]) -> list[str]:
+    """``proof`` with what it does not need left out; ``holds`` checks a candidate."""
+    budget = [MOST_CHECKS]
+
+    def test(candidate: list[str]) -> bool:
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        return holds(candidate)
+
+    current = list(proof)
+    for index in range(len(current)):
+        current = _fewer_premises(current, index, test)
+    if 2 <= len(current) <= MOST_STEPS:
+        index = 0
+        while index < len(current) - 1 and budget[0] > 0:
+            candidate = current[:index] + current[index + 1 :]
+            if test(candidate):
+                current = candidate
+            else:
+                index += 1
+    return current
+
+
+def _fewer_premises(proof: list[str], index: int, test: Callable[[list[str]], bool]) -> list[str]:
+    """The ``using`` clause of step ``index`` left out, else as few of its names as hold."""
+    found = _USING.match(proof[index])
+    if found is None:
+        return proof
+    names = [name.strip() for name in found["names"].split(",")]
+
+    def step(kept: Sequence[str]) -> str:
+        using = f" using {', '.join(kept)}" if kept else ""
+        return f"{found['head']}{using}{found['tail']}"
+
+    bare = [*proof[:index], step([]), *proof[index + 1 :]]
+    if test(bare):
+        return bare
+    kept = list(names)
+    for name in names if len(names) > 1 else []:
+        fewer = [n for n in kept if n != name]
+        candidate = [*proof[:index], step(fewer), *proof[index + 1 :]]
+        if test(candidate):
+            kept = fewer
+    return [*proof[:index], step(kept), *proof[index + 1 :]]

@@ -1,0 +1,42 @@
+"""Written proofs without what they do not need (``project/trim.py``): the trimming
+rules on a stand-in check, then one real Coq check through ``prove``'s presentation."""
+
+from __future__ import annotations
+
+from proofsearch.project.trim import MOST_CHECKS, trimmed
+
+
+def test_a_using_clause_nothing_needs_is_left_out() -> None:
+    proof = ["intros n", "eauto using Nat.le_add_r, Nat.le_trans with arith"]
+    asked: list[list[str]] = []
+
+    def holds(candidate: list[str]) -> bool:
+        asked.append(candidate)
+        return candidate[0] == "intros n" and candidate[-1] in (
+            "eauto with arith",
+            "eauto using Nat.le_add_r with arith",
+        )
+
+    assert trimmed(proof, holds) == ["intros n", "eauto with arith"]
+    assert asked[0] == ["intros n", "eauto with arith"]
+
+
+def test_only_the_premises_needed_are_kept() -> None:
+    proof = ["eauto using a, b, c"]
+    assert trimmed(proof, lambda c: c == ["eauto using b"] or c == ["eauto using b, c"]) == [
+        "eauto using b"
+    ]
+
+
+def test_a_step_a_later_one_does_the_work_of_is_dropped() -> None:
+    """``rewrite map_id`` before ``induction l; …``, which proves the goal alone; the last
+    step is never dropped, and a proof that checks only whole stays whole."""
+    proof = ["rewrite map_id", "induction l; simpl; f_equal; auto"]
+    assert trimmed(proof, lambda c: c == proof[1:]) == proof[1:]
+    assert trimmed(proof, lambda c: False) == proof
+
+
+def test_checks_are_bounded() -> None:
+    asked: list[list[str]] = []
+    trimmed(["a using x, y, z, w", "b", "c", "d"], lambda c: bool(asked.append(c)))
+    assert len(asked) == MOST_CHECKS
