@@ -172,18 +172,31 @@ def trace_libraries(
         # Shards of modules this library has not (``Coq.…`` left in the stdlib's folder
         # by Coq 8 when Rocq 9, whose modules are ``Stdlib.…``, traces there) stay unread.
         foreign = held_modules([out]) - {s.module for s in library.sources}
-        library.sources = [s for s in library.sources if s.module in keep]
-        jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
-        if jobs_list:
-            summary = Summary(files=len(jobs_list))
-            if progress is not None:
-                with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
-                    run(jobs_list, workers=jobs, on_record=bar.record)
-            else:
-                run(jobs_list, workers=jobs)
+        _trace_modules(library, keep, out, coqc, jobs, progress)
         outs.append(without_modules(out, held | foreign))
     outs += _trace_external(project, coqc, coqlib, held, jobs, progress)
     return outs
+
+
+def _trace_modules(
+    library: Project,
+    keep: set[str],
+    out: Path,
+    coqc: str,
+    jobs: int | None,
+    progress: Callable[[list[object], Summary], object] | None,
+) -> None:
+    """Trace the ``keep`` modules of ``library`` into ``out`` (what is fresh there stays)."""
+    library.sources = [s for s in library.sources if s.module in keep]
+    jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
+    if not jobs_list:
+        return
+    summary = Summary(files=len(jobs_list))
+    if progress is not None:
+        with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
+            run(jobs_list, workers=jobs, on_record=bar.record)
+    else:
+        run(jobs_list, workers=jobs)
 
 
 def external_libraries(project: Project, coqlib: Path) -> list[Project]:
@@ -238,15 +251,7 @@ def _trace_external(
         digest = hashlib.sha256(str(library.root).encode()).hexdigest()[:12]
         name = f"{library.name or 'top'}-{digest}"
         out = cache_root() / "libraries" / coq_version(coqc) / "external" / name
-        library.sources = [s for s in library.sources if s.module in keep]
-        jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
-        if jobs_list:
-            summary = Summary(files=len(jobs_list))
-            if progress is not None:
-                with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
-                    run(jobs_list, workers=jobs, on_record=bar.record)
-            else:
-                run(jobs_list, workers=jobs)
+        _trace_modules(library, keep, out, coqc, jobs, progress)
         outs.append(without_modules(out, held))
     return outs
 

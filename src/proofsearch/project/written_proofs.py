@@ -93,6 +93,20 @@ def _with_bullets(
     return lines if lines is not None and _compiles(record, lines, how) else proof
 
 
+def _check_options(record: Mapping[str, Any], how: Presentation) -> dict[str, Any]:
+    """What a from-scratch check of a hole's proof needs besides header, statement, proof."""
+    return {
+        "footer": str(record.get("footer") or ""),
+        "name": str(record["qualid"]) if record.get("qualid") else None,
+        "allowed_axioms": record.get("allowed_axioms") or (),
+        "any_axiom": bool(record.get("any_axiom")),
+        "functor_parameters": tuple(record.get("functor_parameters") or ()),
+        "coqc": how.coqc,
+        "args": how.args,
+        "timeout": how.timeout,
+    }
+
+
 def _present(
     record: Mapping[str, Any], theorem: Theorem, result: Mapping[str, Any], how: Presentation
 ) -> list[str]:
@@ -101,13 +115,7 @@ def _present(
         proof = list(
             shorten_proof(
                 str(record["header"]), str(record["statement"]), proof,
-                footer=str(record.get("footer") or ""),
-                name=str(record["qualid"]) if record.get("qualid") else None,
-                allowed_axioms=record.get("allowed_axioms") or (),
-                any_axiom=bool(record.get("any_axiom")),
-                functor_parameters=tuple(record.get("functor_parameters") or ()),
-                axioms=result.get("axioms") or (),
-                coqc=how.coqc, args=how.args, timeout=how.timeout,
+                axioms=result.get("axioms") or (), **_check_options(record, how),
             ).proof
         )  # fmt: skip
     if how.trim:
@@ -129,12 +137,7 @@ def _trimmed(
     def holds(candidate: list[str]) -> bool:
         checked = check_proof(
             str(record["header"]), str(record["statement"]), candidate,
-            footer=str(record.get("footer") or ""),
-            name=str(record["qualid"]) if record.get("qualid") else None,
-            allowed_axioms=record.get("allowed_axioms") or (),
-            any_axiom=bool(record.get("any_axiom")),
-            functor_parameters=tuple(record.get("functor_parameters") or ()),
-            coqc=how.coqc, args=how.args, timeout=how.timeout,
+            **_check_options(record, how),
         )  # fmt: skip
         return checked.ok and set(checked.axioms) <= axioms
 
