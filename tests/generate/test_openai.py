@@ -253,9 +253,7 @@ def test_client_errors_are_not_retried(served: HFTacticGenerator) -> None:
 
 
 def test_connection_refused_is_retried_then_reported(slept: RecordedSleeps) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()  # nobody listens on it
     client = _client(f"http://127.0.0.1:{port}/v1", max_retries=2, max_backoff=0.2)
     with pytest.raises(OpenAIGeneratorError, match="after 3 attempt"):
         client.generate(GOALS[0], THEOREM, 5)
@@ -266,9 +264,7 @@ def test_connection_refused_is_retried_then_reported(slept: RecordedSleeps) -> N
 def test_model_discovery_is_retried_like_a_completion(slept: RecordedSleeps) -> None:
     """``GET /models`` (no model named) waits for a server still starting, as POSTs do:
     it was tried once and reported at once."""
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()  # nobody listens on it
     client = OpenAITacticGenerator(f"http://127.0.0.1:{port}/v1", max_retries=2, max_backoff=0.2)
     with pytest.raises(OpenAIGeneratorError, match="after 3 attempt"):
         client.generate(GOALS[0], THEOREM, 5)
