@@ -22,6 +22,7 @@ from pathlib import Path
 from proofsearch.env.base import EnvError, ProverStats
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.idetop import Call, CoqIdeTop, Reply, ReplyTimeout
+from proofsearch.env.coq.private_folders import private_folder
 from proofsearch.env.coq.vernac import command_of
 from proofsearch.env.coq.version import without_prelude
 
@@ -113,7 +114,7 @@ class CoqLine:
 
     def _private_folder(self) -> Path:
         if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="proofsearch-coq-")
+            self._scratch = private_folder()
         return Path(self._scratch.name)
 
     def scratch(self, name: str) -> Path:

@@ -1,0 +1,46 @@
+"""Private folders of Coq lines left by killed processes are removed
+(``env/coq/private_folders.py``): some 140 an hour piled up in /tmp during test runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from proofsearch.env.coq.private_folders import PREFIX, STALE_AFTER, private_folder, sweep_stale
+
+
+def _folder(root: Path, name: str, age: float) -> Path:
+    path = root / name
+    (path / "tmp").mkdir(parents=True)
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_only_the_folders_of_dead_processes_untouched_for_long_are_removed(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = int(done.stdout)
+    old = STALE_AFTER + 60
+    gone = _folder(tmp_path, f"{PREFIX}{dead}-abc", old)
+    alive = _folder(tmp_path, f"{PREFIX}{os.getpid()}-abc", old)
+    recent = _folder(tmp_path, f"{PREFIX}{dead}-def", 60)
+    unnamed_recent = _folder(tmp_path, f"{PREFIX}xyz", old)
+    unnamed_old = _folder(tmp_path, f"{PREFIX}uvw", 4 * STALE_AFTER + 60)
+    other = _folder(tmp_path, "someone-else", 10 * STALE_AFTER)
+    assert sweep_stale(tmp_path) == 2
+    assert not gone.exists() and not unnamed_old.exists()
+    assert alive.exists() and recent.exists() and unnamed_recent.exists() and other.exists()
+
+
+def test_a_lines_folder_names_its_process() -> None:
+    folder = private_folder()
+    try:
+        assert Path(folder.name).name.startswith(f"{PREFIX}{os.getpid()}-")
+    finally:
+        folder.cleanup()
