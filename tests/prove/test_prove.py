@@ -297,14 +297,21 @@ Admitted.
 """
 
 
-def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
-    folder = tmp_path / "admits"
+def prove_one_file(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
+    """A one-file project (logical name ``Adm``) proved with ``--write`` by the stand-in
+    generator: its folder, and the log of the holes the generator was asked about."""
+    folder = tmp_path / "project"
     folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Adm\nA.v\n")
-    (folder / "A.v").write_text(ADMITS)
+    (folder / "_CoqProject").write_text(f"-R . Adm\n{name}\n")
+    (folder / name).write_text(text)
     log = tmp_path / "asked.log"
     args = ["--generator", STAND_IN, "--gen-option", f"log={log}", "--write"]
     assert prove(str(folder), *args, "--output", str(tmp_path / "r.jsonl")) == 0
+    return folder, log
+
+
+def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
+    folder, log = prove_one_file(tmp_path, "A.v", ADMITS)
     assert log.read_text().splitlines() == ["both_admit1", "both_admit2"]
     assert (folder / "A.v").read_text() == ADMITS.replace(
         "  - admit.\n  - (* the second *) admit.\nAdmitted.\n",
@@ -350,13 +357,7 @@ def test_a_proof_left_unfinished_is_continued_where_it_stopped(tmp_path: Path) -
     user's last tactic; with a goal outside the focus (an unfinished bullet before
     another), the statement is searched whole, and so it is when a goal the user's
     tactics left finds no proof."""
-    folder = tmp_path / "partial"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Part\nP.v\n")
-    (folder / "P.v").write_text(PARTIAL)
-    log = tmp_path / "asked.log"
-    args = ["--generator", STAND_IN, "--gen-option", f"log={log}", "--write"]
-    assert prove(str(folder), *args, "--output", str(tmp_path / "r.jsonl")) == 0
+    folder, log = prove_one_file(tmp_path, "P.v", PARTIAL)
     asked = ["add0_rest1", "mixed_admit1", "mixed_rest1", "unfocused", "dead_rest1", "dead_rest2"]
     assert log.read_text().splitlines() == [*asked, "dead"]
     text = (folder / "P.v").read_text()
@@ -377,7 +378,7 @@ def test_a_proof_left_unfinished_is_continued_where_it_stopped(tmp_path: Path) -
         "  intros n. destruct n.\nAdmitted.\n", "  intros m; reflexivity.\nQed.\n"
     )
     assert text == expected
-    done = subprocess.run(["coqc", "-R", ".", "Part", "P.v"], cwd=folder, capture_output=True)
+    done = subprocess.run(["coqc", "-R", ".", "Adm", "P.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
 
 

@@ -61,8 +61,8 @@ def _part_results(hole: Hole, results: Mapping[str, dict[str, Any]]) -> list[dic
     first = results.get(f"{hole.name}#admit1") or results.get(f"{hole.name}#rest1")
     if first is None:
         return []
-    parts = [results.get(str(name)) for name in first.get("parts") or [first["name"]]]
-    return [p for p in parts if p is not None] if all(parts) else []
+    names = [str(name) for name in first.get("parts") or [first["name"]]]
+    return [results[name] for name in names] if all(n in results for n in names) else []
 
 
 def unfinished(holes: Sequence[Hole], results: Mapping[str, dict[str, Any]]) -> list[Hole]:
