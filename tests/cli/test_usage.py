@@ -257,3 +257,23 @@ def test_a_mistyped_option_is_said_by_its_command_with_the_closest(
         "proofsearch search: unrecognized arguments: --time-out 5; did you mean --timeout?; "
         "see proofsearch search --help"
     )
+
+
+def test_a_mistyped_required_option_is_said_mistyped_not_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse checks required options first, so `--outt` read as "--out is required"
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", str(tmp_path / "r.jsonl"), "--outt", "x.md"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "proofsearch report: unrecognized arguments: --outt; did you mean --out?; "
+        "see proofsearch report --help"
+    )
+    # an abbreviation argparse accepts is not a typo; a truly missing option still says so
+    with pytest.raises(SystemExit):
+        main(["report", str(tmp_path / "r.jsonl"), "--ou"])
+    assert "the following arguments are required: --out" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["report", str(tmp_path / "r.jsonl")])
+    assert "the following arguments are required: --out" in capsys.readouterr().err

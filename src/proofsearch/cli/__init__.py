@@ -38,10 +38,24 @@ SUBCOMMANDS = ("search", "check", "report", "export", "bench", "trace", "prove")
 class Parser(argparse.ArgumentParser):
     """argparse, with usage errors in the CLI's one-line style (and exit 2)."""
 
+    #: The words this parser was given, so a "required" error can name a mistyped option.
+    words: tuple[str, ...] = ()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.words = tuple(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         if message.startswith("argument "):
             message = message[len("argument ") :]
         command = self.prog.removeprefix("proofsearch").strip() or None
+        if message.startswith("the following arguments are required"):
+            # `report --outt x.md` is a typo of --out, not a missing --out: say so.
+            mistyped = _mistyped_options(self, self.words)
+            if mistyped:
+                message = mistyped
         fix = f"see {self.prog} --help"
         self.exit(EXIT_USAGE, error_line(command, f"{message}; {fix}") + "\n")
 
@@ -64,8 +78,6 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
     """``unrecognized arguments: --time-out 5`` said by the subcommand it was given to,
     with the closest option it has (argparse said it as ``proofsearch:``, suggesting
     nothing)."""
-    import difflib
-
     message = f"unrecognized arguments: {' '.join(extra)}"
     sub = next(
         (
@@ -77,13 +89,37 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
     )
     if sub is None:
         return message
+    return _with_closest(sub, extra, message)
+
+
+def _with_closest(sub: argparse.ArgumentParser, words: Sequence[str], message: str) -> str:
+    """``message`` with the option of ``sub`` closest to the first mistyped one in ``words``."""
+    import difflib
+
     options = [o for action in sub._actions for o in action.option_strings]
-    for word in extra:
+    for word in words:
         if word.startswith("-"):
             close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
             if close:
                 return f"{message}; did you mean {close[0]}?"
     return message
+
+
+def _mistyped_options(sub: argparse.ArgumentParser, words: Sequence[str]) -> str | None:
+    """``unrecognized arguments: --outt`` (with the closest option) when ``words`` hold an
+    option ``sub`` does not have, or None."""
+    options = {o for action in sub._actions for o in action.option_strings}
+    unknown = [
+        w
+        for w in words
+        if w.startswith("--")
+        and w != "--"
+        and w.split("=", 1)[0] not in options
+        and not any(o.startswith(w.split("=", 1)[0]) for o in options)  # an abbreviation
+    ]
+    if not unknown:
+        return None
+    return _with_closest(sub, unknown, f"unrecognized arguments: {' '.join(unknown)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
