@@ -309,8 +309,11 @@ def _search(
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     forget_stale(store, records)
-    todo = [t for t in loaded.theorems if not store.done(t.name)]
     console = message_console()
+    retried = _settings_changed(store, output, spec, fresh=overwrite)
+    if retried and not args.quiet:
+        print_notice(console, retried)
+    todo = [t for t in loaded.theorems if not store.done(t.name)]
     if todo:
         try:
             preflight("coq", prover_opts, check=True)
@@ -374,6 +377,45 @@ def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:
         record = existing[name]
         if record.get("source_sha256") != digests[name] or record.get("status") == "error":
             del existing[name]
+
+
+def _settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> str | None:
+    """Record this run's settings beside the results; when they differ from the last
+    run's (``--timeout 60`` after a 20 s run, another generator or ``--index``), forget
+    the holes it left open so they are searched again with the new settings (its proofs
+    stand: each is re-checked before it is written), in this run or, if it is stopped,
+    the next with the same settings. Returns the line that says so. ``fresh``: the
+    earlier results were forgotten (``--overwrite``)."""
+    from proofsearch.data.run_settings import (
+        differences,
+        last_lines,
+        last_settings,
+        record_run,
+        settings_of,
+        settings_start,
+    )
+
+    settings = settings_of("coq", spec.generator, spec.generator_options, spec.search)
+    previous = None if fresh else last_settings(output)
+    changed = differences(previous, settings) if previous is not None else []
+    count, lines = (0, {}) if fresh else last_lines(output)
+    record_run(output, settings, resumed=not fresh, results_from=count if changed else None)
+    start = settings_start(output)
+    existing = store.existing.records
+    earlier = [
+        name
+        for name, record in existing.items()
+        if record.get("status") != "proved" and lines.get(name, start) < start
+    ]
+    for name in earlier:
+        del existing[name]
+    if not (changed and earlier):
+        return None
+    return (
+        f"settings differ from the last run's ({'; '.join(changed)}): the {len(earlier)} "
+        f"hole(s) it left open are searched again; its {len(existing)} proof(s) are kept "
+        "(--overwrite searches every hole again)"
+    )
 
 
 def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> list[str]:

@@ -68,17 +68,62 @@ def differences(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def record_run(results: str | Path, settings: Mapping[str, Any], *, resumed: bool) -> None:
-    """Append this run's line (``resumed``: it kept earlier results)."""
+def record_run(
+    results: str | Path,
+    settings: Mapping[str, Any],
+    *,
+    resumed: bool,
+    results_from: int | None = None,
+) -> None:
+    """Append this run's line (``resumed``: it kept earlier results; ``results_from``:
+    the results file's line count when these settings took over, see
+    :func:`settings_start`)."""
     from proofsearch import __version__
 
-    line = {
+    line: dict[str, Any] = {
         "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "proofsearch": __version__,
         "resumed": resumed,
         "settings": dict(settings),
     }
+    if results_from is not None:
+        line["results_from"] = results_from
     path = runs_path(results)
     mode = "a" if resumed else "w"
     with path.open(mode, encoding="utf-8") as handle:
         handle.write(json.dumps(line) + "\n")
+
+
+def settings_start(results: str | Path) -> int:
+    """The first line of ``results`` written under the settings of the last run: the
+    ``results_from`` of the last run that changed them (0: every line)."""
+    try:
+        lines = runs_path(results).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0
+    for text in reversed(lines):
+        try:
+            start = json.loads(text).get("results_from")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(start, int):
+            return start
+    return 0
+
+
+def last_lines(results: str | Path) -> tuple[int, dict[str, int]]:
+    """The results file's line count, and each theorem's last line in it."""
+    last: dict[str, int] = {}
+    count = 0
+    try:
+        with Path(results).open(encoding="utf-8") as handle:
+            for count, text in enumerate(handle, start=1):
+                try:
+                    name = json.loads(text).get("name")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(name, str):
+                    last[name] = count - 1
+    except OSError:
+        return 0, {}
+    return count, last

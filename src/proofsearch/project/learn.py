@@ -39,7 +39,12 @@ def trace_project(
     prune(project, out)
     record_project(project, out)  # check/export --index of this trace load its files
     jobs_list, fresh = plan(
-        project, out, limits=Limits(timeout=1800.0), coqc=coqc, retry_failed=True
+        project,
+        out,
+        limits=Limits(timeout=1800.0),
+        coqc=coqc,
+        retry_failed=True,
+        outdated=_without_admitted_goals,
     )
     summary = Summary(files=len(project.sources))
     for record in fresh:
@@ -57,6 +62,13 @@ def trace_project(
     if failed:
         raise TraceFailed(_failure_line(failed[0], len(failed)))
     return summary
+
+
+def _without_admitted_goals(record: FileRecord) -> bool:
+    """A shard written before the tracer recorded the goals open at ``Admitted``: a proof
+    the user began would be searched from its statement (their tactics dropped), so the
+    file is traced again once."""
+    return record.status == "traced" and record.admitted is None
 
 
 def prune(project: Project, out: Path) -> None:

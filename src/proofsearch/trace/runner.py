@@ -191,7 +191,7 @@ def run_job(job: Job) -> FileRecord:
         steps=len(trace.steps),
         premises=len(trace.premises),
         seconds=round(time.perf_counter() - start, 3),
-        admitted=trace.admitted or None,
+        admitted=trace.admitted,
     )
     write_shard(trace_dir, record, trace.steps, trace.premises)
     return record
@@ -250,9 +250,18 @@ def _working_folder(project: Project, out: Path, coqc: str) -> str:
 
 
 def plan(
-    project: Project, out: Path, *, limits: Limits, coqc: str = "coqc", retry_failed: bool = False
+    project: Project,
+    out: Path,
+    *,
+    limits: Limits,
+    coqc: str = "coqc",
+    retry_failed: bool = False,
+    outdated: Callable[[FileRecord], bool] | None = None,
 ) -> tuple[list[Job], list[FileRecord]]:
-    """Jobs to run in dependency order, and the fresh records that need nothing."""
+    """Jobs to run in dependency order, and the fresh records that need nothing.
+
+    ``outdated``: a shard of the same source that this caller still traces again (one
+    written before the tracer recorded something the caller needs)."""
     trace_dir = open_trace_dir(out)
     version = coq_version(coqc)
     graph = requires(project)
@@ -280,7 +289,13 @@ def plan(
             coqc=coqc,
             vo=str(project.vo_path(source.path)) if project.build_dir is not None else "",
         )
-        if old is not None and old.key == key and (old.status == "traced" or not retry_failed):
+        reusable = (
+            old is not None
+            and old.key == key
+            and (old.status == "traced" or not retry_failed)
+            and not (outdated is not None and outdated(old))
+        )
+        if old is not None and reusable:
             if module in build and old.status == "traced":
                 jobs.append(Job(**{**job.__dict__, "trace": False}))
             else:

@@ -146,7 +146,8 @@ class FileRecord(_Record):
     #: Each proof that ends in ``Admitted`` (by qualified name) → the goals still open
     #: at ``Admitted`` (``[]``: none; ``None``: goals were left outside the focus, in the
     #: background or shelved). ``prove`` searches those goals instead of the whole
-    #: statement, keeping the user's tactics. ``None`` in shards written before it.
+    #: statement, keeping the user's tactics. ``None`` in shards written before it
+    #: (``prove`` traces such a file again, :func:`proofsearch.project.learn.trace_project`).
     admitted: dict[str, list[Goal] | None] | None = None
 
 

@@ -1,0 +1,78 @@
+"""A later ``prove`` with other settings searches again the holes the last run left open.
+
+``prove`` reuses its results file (a ``--write`` after a dry run searches nothing). A
+user who raises ``--timeout`` after a first try expects the open holes to be searched
+with the new budget; reused as they were, nothing would have been searched.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from proofsearch.cli.prove import _settings_changed
+from proofsearch.distributed.store import ResultsStore
+
+
+def _spec(timeout: float) -> SimpleNamespace:
+    return SimpleNamespace(
+        generator="knn-portfolio", generator_options={"index": ["t"]}, search={"timeout": timeout}
+    )
+
+
+def _store(path: Path) -> ResultsStore:
+    return ResultsStore(path, resume=True)
+
+
+def test_open_holes_are_searched_again_when_the_settings_change(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text(
+        json.dumps({"name": "a", "status": "proved"}) + "\n"
+        + json.dumps({"name": "b", "status": "failed"}) + "\n"
+    )  # fmt: skip
+    # The first run that records its settings: nothing to compare with, all reused.
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert store.done("a") and store.done("b")
+    # The same settings again (`--write` after a dry run): all reused.
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert store.done("a") and store.done("b")
+    # A larger budget: the open hole is searched again, the proof kept.
+    store = _store(results)
+    line = _settings_changed(store, results, _spec(60), fresh=False)
+    assert line is not None and "search.timeout: 20 → 60" in line, line
+    assert "the 1 hole(s) it left open are searched again; its 1 proof(s) are kept" in line
+    assert store.done("a") and not store.done("b")
+    # The 60 s run is stopped before it searches `b`: the next 60 s run searches it.
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(60), fresh=False) is None
+    assert store.done("a") and not store.done("b")
+
+
+def test_overwrite_starts_the_settings_record_again(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    store = ResultsStore(results, overwrite=True)
+    assert _settings_changed(store, results, _spec(20), fresh=True) is None
+    assert _settings_changed(store, results, _spec(30), fresh=True) is None
+    runs = (tmp_path / "results.jsonl.runs.jsonl").read_text().splitlines()
+    assert len(runs) == 1 and json.loads(runs[0])["settings"]["search"] == {"timeout": 30}
+
+
+def test_a_run_stopped_after_the_change_leaves_the_rest_to_the_next(tmp_path: Path) -> None:
+    """The 60 s run searched `b` and was killed before `c`: the next 60 s run searches
+    `c` (its only result is the 20 s run's) and keeps `b`'s 60 s result."""
+    results = tmp_path / "results.jsonl"
+    lines = [{"name": "a", "status": "proved"}, {"name": "b", "status": "failed"},
+             {"name": "c", "status": "failed"}]  # fmt: skip
+    results.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(60), fresh=False) is not None
+    assert not store.done("b") and not store.done("c")
+    with results.open("a") as handle:  # b searched again at 60 s, then the run stopped
+        handle.write(json.dumps({"name": "b", "status": "failed"}) + "\n")
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(60), fresh=False) is None
+    assert store.done("a") and store.done("b") and not store.done("c")
