@@ -76,3 +76,9 @@ def test_a_run_stopped_after_the_change_leaves_the_rest_to_the_next(tmp_path: Pa
     store = _store(results)
     assert _settings_changed(store, results, _spec(60), fresh=False) is None
     assert store.done("a") and store.done("b") and not store.done("c")
+
+
+def test_the_first_run_into_a_new_folder_records_its_settings(tmp_path: Path) -> None:
+    results = tmp_path / "new" / "folder" / "results.jsonl"
+    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    assert (results.parent / "results.jsonl.runs.jsonl").exists()

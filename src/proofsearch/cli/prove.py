@@ -399,7 +399,12 @@ def _settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> st
     previous = None if fresh else last_settings(output)
     changed = differences(previous, settings) if previous is not None else []
     count, lines = (0, {}) if fresh else last_lines(output)
-    record_run(output, settings, resumed=not fresh, results_from=count if changed else None)
+    try:
+        record_run(output, settings, resumed=not fresh, results_from=count if changed else None)
+    except OSError as exc:  # the results file's folder is writable, so this is rare
+        raise Stop(
+            f"{output}: cannot record the run's settings beside it: {exc}", EXIT_USAGE
+        ) from None
     start = settings_start(output)
     existing = store.existing.records
     earlier = [

@@ -89,6 +89,7 @@ def record_run(
     if results_from is not None:
         line["results_from"] = results_from
     path = runs_path(results)
+    path.parent.mkdir(parents=True, exist_ok=True)
     mode = "a" if resumed else "w"
     with path.open(mode, encoding="utf-8") as handle:
         handle.write(json.dumps(line) + "\n")
