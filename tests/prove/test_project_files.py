@@ -55,3 +55,33 @@ def test_a_loadpath_line_broken_in_two(
     assert main(["prove", str(folder), "--list"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert why in err and "on one line" in err and "_CoqProject" in err
+
+
+def test_a_folder_without_a_project_file_is_its_v_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As `coqc` run in the folder would: `A.v` is `A`, `sub/C.v` is `sub.C`; hidden
+    folders and dune's `_build` are not the project's."""
+    folder = tmp_path / "plain"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".git").mkdir()
+    (folder / "_build").mkdir()
+    (folder / "A.v").write_text("Lemma a : True.\nProof. Admitted.\n")
+    (folder / "sub" / "C.v").write_text("Require Import A.\nLemma c : True.\nProof. Admitted.\n")
+    (folder / ".git" / "X.v").write_text("")
+    (folder / "_build" / "Y.v").write_text("")
+    project = load_project([folder])
+    assert [(s.file, s.module) for s in project.sources] == [("A.v", "A"), ("sub/C.v", "sub.C")]
+    assert project.args[:3] == ["-Q", str(folder.resolve()), ""]
+    assert project.name == "plain" and project.root == folder.resolve()
+    assert main(["prove", str(folder), "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["A.v:1 a", "sub/C.v:2 c"]
+    assert "no _CoqProject: its 2 .v file(s)" in err
+
+
+def test_an_empty_folder_is_refused_with_what_to_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["prove", str(tmp_path), "--list"]) == 2
+    assert "no .v file, and no _CoqProject" in capsys.readouterr().err

@@ -137,6 +137,21 @@ def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
         raise Stop(str(exc), EXIT_USAGE) from None
 
 
+def loose_folder_note(folder: Path, count: int) -> str | None:
+    """What a folder with no project file was read as (``None``: it has one)."""
+    from proofsearch.trace.sources import project_file
+
+    if not folder.is_dir() or project_file(folder) is not None:
+        return None
+    if (folder / "dune-project").is_file():
+        return None
+    return (
+        f"{folder}: no _CoqProject: its {count} .v file(s) (subfolders too) as one project, "
+        f'the folder bound to the empty prefix (-Q {folder} ""); add a _CoqProject for '
+        "other -R/-Q lines"
+    )
+
+
 def _prove(args: argparse.Namespace, console: Any) -> int:
     from proofsearch.cli.search import check_tactics_file, search_config
     from proofsearch.project.config import project_key
@@ -148,6 +163,9 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     start = time.perf_counter()
     project, plan = _load(args)
     clock["holes"] = time.perf_counter() - start
+    loose = loose_folder_note(args.inputs[0], len(project.sources))
+    if loose and not args.quiet:
+        print_notice(console, loose, style="dim")
     if args.list:
         for hole in plan.selected:
             print(f"{hole.source.file}:{hole.line} {hole.qualid}")

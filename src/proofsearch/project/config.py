@@ -34,10 +34,7 @@ def load_project(
             return sources.coqproject(first, coq_args, coqc)
         if (first / "dune-project").is_file():
             return dune_project(first, coq_args, coqc)
-        raise SourceError(
-            f"{first}: no _CoqProject, _RocqProject or dune-project in this folder; give the "
-            "project's root folder, or .v files with --coq-arg for the loadpath"
-        )
+        return loose_folder(first, coq_args, coqc)
     if not first.exists():
         raise SourceError(
             f"{first}: no such file or folder; give the project's folder or its .v files"
@@ -46,6 +43,24 @@ def load_project(
         if item.is_dir():
             raise SourceError(f"{item}: give one project folder first, or only .v files")
     return sources.file_list(list(inputs), coq_args, coqc)
+
+
+def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:
+    """A folder of ``.v`` files with no project file: its files (subfolders too), the
+    folder bound to the empty prefix (``-Q FOLDER ""``), as ``coqc`` run there finds
+    ``Require Import A`` of ``A.v`` beside it; ``sub/B.v`` is ``sub.B``."""
+    paths = [
+        path
+        for path in sorted(folder.rglob("*.v"))
+        if not any(part.startswith((".", "_build")) for part in path.relative_to(folder).parts)
+    ]
+    if not paths:
+        raise SourceError(
+            f"{folder}: no .v file, and no _CoqProject, _RocqProject or dune-project in this "
+            "folder; give the project's root folder, or its .v files"
+        )
+    bound = ["-Q", str(folder.resolve()), ""]
+    return sources.file_list(paths, [*bound, *coq_args], coqc, root=folder)
 
 
 def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:

@@ -263,9 +263,12 @@ def coqproject(folder: Path, extra_args: Sequence[str] = (), coqc: str = "coqc")
     return project
 
 
-def file_list(files: Sequence[Path], coq_args: Sequence[str], coqc: str = "coqc") -> Project:
+def file_list(
+    files: Sequence[Path], coq_args: Sequence[str], coqc: str = "coqc", root: Path | None = None
+) -> Project:
     """Loose ``.v`` files; each one's folder is mapped to the empty prefix if no
-    ``-R``/``-Q`` covers it (so ``a.v`` is module ``a``, as ``coqc a.v`` names it)."""
+    ``-R``/``-Q`` covers it (so ``a.v`` is module ``a``, as ``coqc a.v`` names it).
+    ``root``: the folder they were found in (default: the current folder)."""
     args, mappings, _ = _parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
     paths = []
     for file in files:
@@ -279,8 +282,9 @@ def file_list(files: Sequence[Path], coq_args: Sequence[str], coqc: str = "coqc"
             folder = path.parent
             args += ["-Q", str(folder), ""]
             mappings.append((folder, ""))
-    root = Path.cwd().resolve()
-    project = Project(paths[0].stem if len(paths) == 1 else root.name, root, args, [])
+    base = (root or Path.cwd()).resolve()
+    name = paths[0].stem if len(paths) == 1 and root is None else base.name
+    project = Project(name, base, args, [])
     project.mappings = mappings + installed_mappings(coq_where(coqc))
     project.sources = [_source(path, project) for path in paths]
     return project
