@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
         "prove",
         help="fill the Admitted proofs of a Coq project (dry run: a diff; --write: in place)",
         description="Find every proof ending in Admitted in a Coq project (a folder with a "
-        "_CoqProject, _RocqProject or dune-project, or .v files with --coq-arg), search a "
+        "_CoqProject, _RocqProject or dune-project, a folder of .v files, or .v files), search a "
         "proof for each, and print a diff, or with --write replace them, only where the project "
         "still builds.",
     )
@@ -64,7 +64,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--resume", action="store_true",
         help="the default: reuse the results of an earlier run (a dry run, a killed run) "
-        "for the holes of files that did not change",
+        "for the holes of files that did not change (holes it left open are searched again "
+        "when the settings differ)",
     )  # fmt: skip
     parser.add_argument(
         "--overwrite", action="store_true", help="forget earlier results: search every hole again"
