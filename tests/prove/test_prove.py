@@ -80,8 +80,7 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     err = capsys.readouterr().err
     assert err.strip() == (
         f"proofsearch prove: {tmp_path}: no _CoqProject, _RocqProject or dune-project in "
-        "this folder; give the project's root folder, or .v files with --coq-arg for the "
-        "loadpath"
+        f"this folder, but {folder} has one; give that folder (the project's root)"
     )
     assert prove(str(folder), "--lemma", "nope", "--list") == 2
     assert capsys.readouterr().err.strip() == (

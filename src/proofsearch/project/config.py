@@ -18,6 +18,9 @@ from proofsearch.trace import sources
 from proofsearch.trace.dune import DuneError, theories
 from proofsearch.trace.sources import Project, Source, SourceError
 
+#: The files that make a folder a project's root.
+PROJECT_FILES = ("_CoqProject", "_RocqProject", "dune-project")
+
 
 def load_project(
     inputs: Sequence[Path], coq_args: Sequence[str] = (), coqc: str = "coqc"
@@ -49,11 +52,21 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
     """A folder of ``.v`` files with no project file: its files (subfolders too), the
     folder bound to the empty prefix (``-Q FOLDER ""``), as ``coqc`` run there finds
     ``Require Import A`` of ``A.v`` beside it; ``sub/B.v`` is ``sub.B``."""
-    paths = [
-        path
-        for path in sorted(folder.rglob("*.v"))
-        if not any(part.startswith((".", "_build")) for part in path.relative_to(folder).parts)
-    ]
+    def visible(path: Path) -> bool:
+        return not any(part.startswith((".", "_build")) for part in path.relative_to(folder).parts)
+
+    inner = sorted(
+        path.parent
+        for name in PROJECT_FILES
+        for path in folder.rglob(name)
+        if visible(path) and path.is_file()
+    )
+    if inner:  # the parent of a project given by mistake: its loadpath would be wrong
+        raise SourceError(
+            f"{folder}: no _CoqProject, _RocqProject or dune-project in this folder, but "
+            f"{inner[0]} has one; give that folder (the project's root)"
+        )
+    paths = [path for path in sorted(folder.rglob("*.v")) if visible(path)]
     if not paths:
         raise SourceError(
             f"{folder}: no .v file, and no _CoqProject, _RocqProject or dune-project in this "
