@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
-from proofsearch.project.config import load_project
+from proofsearch.project.config import load_project, locate
 from proofsearch.trace.sources import Project
 from tests.prove.project import HOLES, write_project
 
@@ -85,3 +85,34 @@ def test_an_empty_folder_is_refused_with_what_to_give(
 ) -> None:
     assert main(["prove", str(tmp_path), "--list"]) == 2
     assert "no .v file, and no _CoqProject" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dune", [False, True])
+def test_files_inside_a_project_are_that_projects(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    dune: bool,
+) -> None:
+    """`prove Mod.v` run in the project's folder, or `prove proj/sub`: the project's holes
+    in those files. Read as loose files, `From Proj Require Import Base` did not compile."""
+    folder = write_project(tmp_path, dune=dune)
+    monkeypatch.chdir(folder)
+    assert locate([Path("Mod.v")]) == ([folder.resolve()], [Path("Mod.v")], folder.resolve())
+    assert main(["prove", "Mod.v", "Top.v", "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [h for h in HOLES if h.startswith(("Mod.v", "Top.v"))]
+    assert f"inside the project at {folder.resolve()}: its holes in 2 file(s)" in err
+    # --coq-arg gives loose files their loadpath by hand: no project is looked for.
+    assert locate([Path("Mod.v")], ["-R", ".", "X"]) == ([Path("Mod.v")], [], None)
+    # A folder inside the project: the project's files under it.
+    if not dune:
+        sub = folder / "sub"
+        sub.mkdir()
+        (folder / "Mod.v").rename(sub / "Mod.v")
+        (folder / "_CoqProject").write_text("-R . Proj\nBase.v\nSec.v\nsub/Mod.v\nTop.v\n")
+        monkeypatch.chdir(tmp_path)
+        assert main(["prove", str(sub), "--list"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines() == ["sub/Mod.v:5 Arith2.add_comm'", "sub/Mod.v:8 Arith2.impossible"]
+        assert "no _CoqProject:" not in err

@@ -121,35 +121,39 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
-    from proofsearch.project.config import load_project, select_files
+    from proofsearch.project.config import load_project, locate, select_files
     from proofsearch.project.plan import plan_holes
     from proofsearch.trace.deps import requires
     from proofsearch.trace.sources import SourceError
 
-    inputs: list[Path] = list(args.inputs)
-    project_inputs = inputs[:1] if inputs[0].is_dir() else inputs
-    files = inputs[1:] if inputs[0].is_dir() else []
+    project_inputs, files, root = locate(list(args.inputs), args.coq_arg)
     try:
         project = load_project(project_inputs, args.coq_arg, args.coqc)
         chosen = select_files(project, files)
+        if root is not None and not args.quiet:
+            print_notice(
+                message_console(),
+                f"{args.inputs[0]}: inside the project at {root}: its holes in "
+                f"{len(chosen)} file(s) of that project",
+                style="dim",
+            )
         graph = requires(project)
         return project, plan_holes(project, graph, chosen, args.lemma)
     except (SourceError, OSError) as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
 
 
-def loose_folder_note(folder: Path, count: int) -> str | None:
-    """What a folder with no project file was read as (``None``: it has one)."""
-    from proofsearch.trace.sources import project_file
+def loose_folder_note(folder: Path, project: Project) -> str | None:
+    """What a folder with no project file was read as (``None``: it has one, or it lies
+    inside a project, which was read instead)."""
+    from proofsearch.project.config import is_root
 
-    if not folder.is_dir() or project_file(folder) is not None:
-        return None
-    if (folder / "dune-project").is_file():
+    if not folder.is_dir() or is_root(folder) or project.root != folder.resolve():
         return None
     return (
-        f"{folder}: no _CoqProject: its {count} .v file(s) (subfolders too) as one project, "
-        f'the folder bound to the empty prefix (-Q {folder} ""); add a _CoqProject for '
-        "other -R/-Q lines"
+        f"{folder}: no _CoqProject: its {len(project.sources)} .v file(s) (subfolders too) "
+        f'as one project, the folder bound to the empty prefix (-Q {folder} ""); add a '
+        "_CoqProject for other -R/-Q lines"
     )
 
 
@@ -164,7 +168,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     start = time.perf_counter()
     project, plan = _load(args)
     clock["holes"] = time.perf_counter() - start
-    loose = loose_folder_note(args.inputs[0], len(project.sources))
+    loose = loose_folder_note(args.inputs[0], project)
     if loose and not args.quiet:
         print_notice(console, loose, style="dim")
     if args.list:

@@ -19,7 +19,46 @@ from proofsearch.trace.dune import DuneError, theories
 from proofsearch.trace.sources import Project, Source, SourceError
 
 #: The files that make a folder a project's root.
-PROJECT_FILES = ("_CoqProject", "_RocqProject", "dune-project")
+ROOT_FILES = (*sources.PROJECT_FILES, "dune-project")
+
+
+def is_root(folder: Path) -> bool:
+    """Whether ``folder`` holds a project file (``_CoqProject``, ``_RocqProject``,
+    ``dune-project``)."""
+    return folder.is_dir() and any((folder / name).is_file() for name in ROOT_FILES)
+
+
+def enclosing_root(path: Path) -> Path | None:
+    """The nearest folder above ``path`` (a file's own folder first) that is a project's
+    root, if any."""
+    start = path.resolve()
+    for folder in start.parents if path.is_dir() else (start.parent, *start.parent.parents):
+        if is_root(folder):
+            return folder
+    return None
+
+
+def locate(
+    inputs: Sequence[Path], coq_args: Sequence[str] = ()
+) -> tuple[list[Path], list[Path], Path | None]:
+    """``PROJECT [FILES…]`` as given → (what :func:`load_project` reads, the files to
+    narrow to, the enclosing project's root when the inputs lie inside one).
+
+    ``prove Sets.v`` run in a project's folder, or ``prove proj/theories``, means that
+    project's holes in those files: read as loose files their ``Require``s of the
+    project's modules would not compile. Without ``--coq-arg`` only (which gives loose
+    files their loadpath by hand)."""
+    first = inputs[0]
+    if first.is_dir():
+        project_inputs, files = [first], list(inputs[1:])
+    else:
+        project_inputs, files = list(inputs), []
+    if coq_args or is_root(first) or not first.exists():
+        return project_inputs, files, None
+    root = enclosing_root(first)
+    if root is None:
+        return project_inputs, files, None
+    return [root], list(inputs), root
 
 
 def load_project(
@@ -52,12 +91,13 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
     """A folder of ``.v`` files with no project file: its files (subfolders too), the
     folder bound to the empty prefix (``-Q FOLDER ""``), as ``coqc`` run there finds
     ``Require Import A`` of ``A.v`` beside it; ``sub/B.v`` is ``sub.B``."""
+
     def visible(path: Path) -> bool:
         return not any(part.startswith((".", "_build")) for part in path.relative_to(folder).parts)
 
     inner = sorted(
         path.parent
-        for name in PROJECT_FILES
+        for name in ROOT_FILES
         for path in folder.rglob(name)
         if visible(path) and path.is_file()
     )
@@ -126,6 +166,16 @@ def select_files(project: Project, files: Sequence[Path]) -> list[Source]:
     by_path = {source.path.resolve(): source for source in project.sources}
     chosen: list[Source] = []
     for file in files:
+        if file.is_dir():  # a folder inside the project: its files the project lists
+            folder = file.resolve()
+            inside = [s for s in project.sources if folder in s.path.resolve().parents]
+            if not inside:
+                raise SourceError(
+                    f"{file}: no .v file of the project {project.root} in this folder; "
+                    "prove --list shows its holes"
+                )
+            chosen += [s for s in inside if s not in chosen]
+            continue
         candidates = [file, project.root / file]
         match = next((by_path[c.resolve()] for c in candidates if c.resolve() in by_path), None)
         if match is None:
