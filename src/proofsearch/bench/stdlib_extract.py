@@ -31,7 +31,7 @@ from typing import Any
 
 from proofsearch.env.coq import vernac
 from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentences
-from proofsearch.env.coq.vernac import Scope, ScopeStack, command_of
+from proofsearch.env.coq.vernac import SCOPE_WORDS, Scope, ScopeStack, command_of
 
 #: Keywords that state a lemma with a proof (``Example`` is left out: stdlib examples
 #: are tests, not lemmas; ``Definition``/``Let``/``Instance`` with tactic bodies build
@@ -107,7 +107,7 @@ class StdlibLemma:
     @property
     def footer(self) -> str:
         """The ``End`` sentences that close the sections and modules open at the lemma."""
-        return "\n".join(f"End {scope.name}." for scope in reversed(self.scopes))
+        return "\n".join(scope.closer for scope in reversed(self.scopes))
 
     def script(self, proof: str | None = None) -> str:
         """The whole ``.v`` text: header, statement, proof, ``Qed.``, footer."""
@@ -216,7 +216,7 @@ def _reference_proof(
             return proof, ender, index
         if (
             command.word in LEMMA_KEYWORDS
-            or command.word in ("Section", "Module", "End", "Require")
+            or command.word in SCOPE_WORDS | {"Require"}
             or (command.word == "Proof" and index > body)
         ):
             return "no_proof_end"

@@ -34,6 +34,9 @@ class TheoremLine(BaseModel):
     footer: str | None = None
     qualid: str | None = None
     functor_parameters: list[str] | None = None
+    #: Print the assumptions inside the checked file, before the footer (a lemma that
+    #: cannot be named after it: inside Hierarchy-Builder's ``HB.builders``).
+    check_in_place: bool | None = None
     learn_from: list[str] | None = None
     # A theorem's place in a traced project (``--index``): ``"line": "6"`` was accepted
     # and failed inside the run, one ``error`` row per theorem.
@@ -52,7 +55,8 @@ class TheoremLine(BaseModel):
 
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
 CHECKED_FIELDS = (
-    "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "learn_from",
+    "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "check_in_place",
+    "learn_from",
     "module", "file", "line",
 )  # fmt: skip
 

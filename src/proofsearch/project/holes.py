@@ -75,6 +75,8 @@ class Hole:
     #: The parameters of the functors the hole is inside (``Module Make (A : T).``):
     #: its re-check prints its assumptions in place (:mod:`proofsearch.env.coq.checker`).
     functor_parameters: tuple[str, ...] = ()
+    #: Inside a scope Hierarchy-Builder opened: no name reaches it after the footer.
+    check_in_place: bool = False
 
     @property
     def name(self) -> str:
@@ -100,6 +102,7 @@ class Hole:
                 if self.functor_parameters
                 else {}
             ),
+            **({"check_in_place": True} if self.check_in_place else {}),
             "hole": True,
         }
 
@@ -148,9 +151,31 @@ def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, i
             continue
         if vernac.is_proof_ender(command):
             return (proof, index) if command.word == "Admitted" else None
-        if command.word in HOLE_KEYWORDS or command.word in ("Section", "Module", "End", "Goal"):
+        if command.word in HOLE_KEYWORDS or command.word in vernac.SCOPE_WORDS | {"Goal"}:
             return None
     return None
+
+
+def _footer(closers: str, stack: ScopeStack, sentences: Sequence[Sentence], admitted: int) -> str:
+    """What closes the scopes open at a hole: their ``End`` sentences, except inside a
+    scope Hierarchy-Builder opened (``HB.builders``), whose ``HB.end.`` fails until the
+    ``HB.instance`` declarations after the hole have run: there, the file's own
+    sentences up to that ``HB.end.``, then the ``End`` of the scopes around it."""
+    depths = [i for i, scope in enumerate(stack.scopes) if scope.kind == "hb"]
+    if not depths:
+        return closers
+    depth = depths[-1]
+    after = ScopeStack(list(stack.scopes))
+    texts: list[str] = []
+    for sentence in sentences[admitted + 1 :]:
+        texts.append(sentence.text)
+        after.apply(command_of(sentence.text))
+        if after.broken:
+            return closers
+        if len(after.scopes) <= depth:
+            outer = [scope.closer for scope in reversed(stack.scopes[:depth])]
+            return "\n".join([*texts, *outer])
+    return closers
 
 
 def _leaves_obligations(command: vernac.Command) -> bool:
@@ -254,8 +279,8 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 qed_indent=admitted_indent if alone else indent,
                 partial=tuple(partial),
                 header=lemma.header,
-                footer=lemma.footer,
-                in_section="section" in kinds,
+                footer=_footer(lemma.footer, stack, sentences, admitted),
+                in_section=bool(kinds & {"section", "hb"}),
                 original=text[
                     span_start : sentences[admitted].start + len(sentences[admitted].text)
                 ],
@@ -263,6 +288,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 newline=_line_ending(text, sentences[admitted].start),
                 comments=tuple(comments_in(text[after_proof : sentences[admitted].start])),
                 functor_parameters=stack.functor_parameters(),
+                check_in_place="hb" in kinds,
             )
         )
     skipped += _other_admitted(source, text, sentences, covered)

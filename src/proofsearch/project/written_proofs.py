@@ -101,6 +101,7 @@ def _check_options(record: Mapping[str, Any], how: Presentation) -> dict[str, An
         "allowed_axioms": record.get("allowed_axioms") or (),
         "any_axiom": bool(record.get("any_axiom")),
         "functor_parameters": tuple(record.get("functor_parameters") or ()),
+        "in_place": bool(record.get("check_in_place")),
         "coqc": how.coqc,
         "args": how.args,
         "timeout": how.timeout,

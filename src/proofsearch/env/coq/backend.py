@@ -261,6 +261,7 @@ class CoqProver(Prover):
             header_suffix=header_suffix(theorem),
             any_axiom=bool(theorem.extra.get("any_axiom")),
             functor_parameters=tuple(theorem.extra.get("functor_parameters") or ()),
+            in_place=bool(theorem.extra.get("check_in_place")),
         )
 
     def check_tactic(self, tactic: str) -> str:

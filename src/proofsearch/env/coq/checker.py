@@ -222,6 +222,7 @@ def check_proof(
     header_suffix: str = "",
     any_axiom: bool = False,
     functor_parameters: Sequence[str] = (),
+    in_place: bool = False,
 ) -> CheckResult:
     """Compile the proof from scratch and require it to rest on allowed axioms only.
 
@@ -232,13 +233,15 @@ def check_proof(
     use a library it loads beyond the header (:mod:`proofsearch.env.coq.leaks`).
     ``any_axiom``, and ``functor_parameters`` (the parameters of the functors the lemma
     is inside, which make the check an in-place one): see the module's docstring.
+    ``in_place``: print the assumptions inside the file too (a lemma no name reaches
+    after the footer: one inside Hierarchy-Builder's ``HB.builders … HB.end.``).
     """
-    if functor_parameters and header_suffix.strip():
+    if (functor_parameters or in_place) and header_suffix.strip():
         return CheckResult(
             False, "a lemma inside a functor is not re-checked after a header suffix "
             "(--hammer-tactics): its leak check needs a second file that cannot name it",
         )  # fmt: skip
-    if functor_parameters:
+    if functor_parameters or in_place:
         return _check_in_place(
             header, statement, proof, footer,
             coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,

@@ -40,7 +40,7 @@ def with_implied_place(theorem: Theorem) -> Theorem:
     if stack is None or not stack.scopes or stack.kinds - {"section", "module"}:
         return theorem
     extra = dict(theorem.extra)
-    extra["footer"] = "\n".join(f"End {scope.name}." for scope in reversed(stack.scopes))
+    extra["footer"] = "\n".join(scope.closer for scope in reversed(stack.scopes))
     name = statement_name(theorem.statement)
     if name is not None and not extra.get("qualid"):
         extra["qualid"] = stack.qualify(name)

@@ -6,7 +6,8 @@ lexer: a sentence ends at a ``.`` followed by a blank or the end of input; ``..`
 not end one, ``...`` (a tactic run with the default of ``Proof with``) does. Comments
 ``(* *)`` nest, strings double their quotes, and at the start of a sentence a bullet
 (``-``, ``+``, ``*`` repeated), a brace, or a goal selector before a brace (``2: {``) is
-a sentence of its own.
+a sentence of its own. Coq-Elpi's quotations (``Elpi Accumulate lp:{{ main _ :- … .
+}}.``) are Elpi code, whose dots and braces are not Coq's: read as one token.
 """
 
 from __future__ import annotations
@@ -64,6 +65,42 @@ def _skip_string(text: str, i: int) -> int:
     raise SentenceError("unterminated string")
 
 
+_QUOTATION = re.compile(r"lp:(\{\{+)")
+
+
+def _quotation_at(text: str, i: int) -> bool:
+    """Whether a Coq-Elpi quotation ``lp:{{`` begins at ``i`` (not inside a name)."""
+    return text.startswith("lp:{{", i) and (
+        i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_'.")
+    )
+
+
+def _skip_quotation(text: str, i: int) -> int:
+    """Index just after the quotation that opens at ``i``: ``lp:{{ … }}``, whose Elpi
+    code may hold Coq terms in ``{{ … }}`` (so pairs nest), or ``lp:{{{ … }}}`` with
+    more braces, closed by as many."""
+    match = _QUOTATION.match(text, i)
+    assert match is not None
+    width = len(match.group(1))
+    j = match.end()
+    if width > 2:
+        end = text.find("}" * width, j)
+        if end < 0:
+            raise SentenceError("unterminated Elpi quotation")
+        return end + width
+    depth = 1
+    while j < len(text):
+        if text.startswith("{{", j):
+            depth, j = depth + 1, j + 2
+        elif text.startswith("}}", j):
+            depth, j = depth - 1, j + 2
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    raise SentenceError("unterminated Elpi quotation")
+
+
 def _skip_blanks(text: str, i: int) -> int:
     n = len(text)
     while i < n:
@@ -97,6 +134,8 @@ def split_sentences(text: str) -> list[Sentence]:
                 i = _skip_comment(text, i)
             elif char == '"':
                 i = _skip_string(text, i)
+            elif char == "l" and _quotation_at(text, i):
+                i = _skip_quotation(text, i)
             elif (
                 char == "."
                 and (i + 1 >= n or text[i + 1].isspace())

@@ -135,6 +135,7 @@ def shorten_proof(
     allowed_axioms: Iterable[str] = (),
     any_axiom: bool = False,
     functor_parameters: Sequence[str] = (),
+    in_place: bool = False,
     axioms: Iterable[str] = (),
     coqc: str = "coqc",
     args: Sequence[str] = (),
@@ -161,7 +162,7 @@ def shorten_proof(
     short = rename(proof, names)
     result = check_proof(
         header, statement, short, footer=footer, name=name, allowed_axioms=allowed_axioms,
-        any_axiom=any_axiom, functor_parameters=functor_parameters,
+        any_axiom=any_axiom, functor_parameters=functor_parameters, in_place=in_place,
         coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
     )  # fmt: skip
     if not result.ok or set(result.axioms) != set(axioms):

@@ -178,6 +178,26 @@ class Scope:
     #: A functor's parameters (``Module Make (A B : T) (Import C : U).``: A, B, C).
     parameters: tuple[str, ...] = ()
 
+    @property
+    def closer(self) -> str:
+        """The sentence that closes it: ``End name.``, or ``HB.end.`` for a scope
+        Hierarchy-Builder opened."""
+        return "HB.end." if self.kind == "hb" else f"End {self.name}."
+
+
+#: Hierarchy-Builder's commands that open a section and a module of its own (the
+#: module's name is generated: ``Builders_12``), closed by ``HB.end.``
+HB_OPENERS = frozenset({"HB.builders", "HB.section"})
+#: The first words of the sentences that may change the scopes open (every ``HB.``
+#: command: a proof before one has ended).
+SCOPE_WORDS = frozenset({"Section", "Module", "End", "HB"})
+
+
+def hb_command(command: Command) -> str:
+    """``HB.builders`` for ``HB.builders Context T of F T.`` ("" for other sentences)."""
+    words = command.words
+    return f"HB.{words[1]}" if command.word == "HB" and len(words) >= 2 else ""
+
 
 _BRACKETS = {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}
 
@@ -234,6 +254,8 @@ def functor_binders(after_name: str) -> tuple[tuple[str, ...], str, str]:
 def scope_of(command: Command, index: int = -1) -> Scope | None:
     """The scope a ``Section``/``Module`` sentence opens, or None if it opens none."""
     words = command.words
+    if hb_command(command) in HB_OPENERS:
+        return Scope("hb", hb_command(command), index)
     if command.word == "Section" and len(words) >= 2:
         return Scope("section", words[1], index)
     if command.word != "Module" or len(words) < 2:
@@ -281,7 +303,12 @@ class ScopeStack:
                 self.scopes.pop()
             else:
                 self.broken = True
-        elif command.word in ("Section", "Module"):
+        elif hb_command(command) == "HB.end":
+            if self.scopes and self.scopes[-1].kind == "hb":
+                self.scopes.pop()
+            else:
+                self.broken = True
+        elif command.word in ("Section", "Module", "HB"):
             scope = scope_of(command, index)
             if scope is not None:
                 self.scopes.append(scope)
@@ -300,7 +327,7 @@ class ScopeStack:
         Module types and functors count too: Coq names their fields by them, although
         those fields are not constants of the library.
         """
-        return [scope.name for scope in self.scopes if scope.kind != "section"]
+        return [scope.name for scope in self.scopes if scope.kind not in ("section", "hb")]
 
     def qualify(self, ident: str) -> str:
         """``ident`` qualified by the open modules (sections add nothing once closed)."""
