@@ -199,7 +199,7 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--index", str(trace), "--gen-option", "dropped_features=x"],
         ["search", str(theorems), "-o", str(results)],  # exists: no --resume/--overwrite
         ["search", str(theorems), "-o", str(tmp_path), "--overwrite"],  # a folder
-        ["prove", str(tmp_path)],  # no _CoqProject
+        ["prove", str(empty)],  # no _CoqProject, no .v file
         ["prove", str(tmp_path / "nope.v")],
         ["bench", "extract-coq", "--project", str(tmp_path), "--out", str(tmp_path / "b")],
         ["bench", "extract-coq", "--project", str(tmp_path / "no"), "--out", str(tmp_path / "b")],

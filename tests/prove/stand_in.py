@@ -45,10 +45,13 @@ class ByName(TacticGenerator):
         log: str | None = None,
         edit: Sequence[str] = (),
         hang_on: str | None = None,
+        hang_while: str | None = None,
     ) -> None:
         self.log = Path(log) if log else None
         self.edit = tuple(edit)
         self.hang_on = hang_on
+        #: Hang only while this file exists (a resumed run with the same options goes on).
+        self.hang_while = Path(hang_while) if hang_while else None
         self.seen: set[str] = set()
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
@@ -61,7 +64,7 @@ class ByName(TacticGenerator):
             if self.edit and self.edit[0] == qualid:
                 with Path(self.edit[1]).open("a") as source:
                     source.write("(* edited during the run *)\n")
-            if qualid == self.hang_on:
+            if qualid == self.hang_on and (self.hang_while is None or self.hang_while.exists()):
                 time.sleep(3600)
         tactic = PROOFS.get(qualid)
         return [Suggestion(tactic, 0.0)] if tactic else []

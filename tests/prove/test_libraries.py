@@ -273,3 +273,27 @@ def test_a_library_the_project_binds_from_outside_is_traced(
     assert trace.modules() == {"Dep.D"}
     assert {p.name for p in trace.premises("Dep.D")} >= {"Dep.D.weird_id", "Dep.D.twice"}
     assert sorted(p.name for p in dep.iterdir()) == before
+
+
+def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path) -> None:
+    """It was one bare `failed QuickChick.v:37: …` line among the progress lines of the
+    first run (brackets in Coq's message eaten as markup), and nothing afterwards."""
+    from proofsearch.cli.prove import untraced_lines
+    from proofsearch.trace.schema import FileError, FileRecord
+    from proofsearch.trace.shards import open_trace_dir, write_shard
+
+    out = tmp_path / "QuickChick-0123"
+    trace = open_trace_dir(out)
+    error = FileError(line=37, message="Cannot find [Show].\n")
+    for module, failed in (("QuickChick.Show", False), ("QuickChick.QuickChick", True)):
+        record = FileRecord(
+            file=module.split(".")[1] + ".v", module=module, requires=[], key="k",
+            coq_version="8.16.1", status="failed" if failed else "traced",
+            error=error if failed else None,
+        )  # fmt: skip
+        write_shard(trace, record, [], [])
+    assert untraced_lines([out, tmp_path / "not-made-yet"]) == [
+        "library trace: QuickChick.QuickChick (QuickChick.v:37) could not be traced: Cannot "
+        "find [Show]; its lemmas are not premises, the search goes on without them (does the "
+        "library compile with the project's -R/-Q/-I lines?)"
+    ]

@@ -172,14 +172,18 @@ def test_kill_then_resume(tmp_path: Path, cache: Path) -> None:
     folder = write_project(tmp_path)
     results = tmp_path / "results.jsonl"
     log = tmp_path / "asked.log"
+    hang = tmp_path / "hang"
+    hang.touch()
+    # The same options both times: a resume with other settings searches open holes again.
     command = [
         sys.executable, "-m", "proofsearch.cli", "prove", str(folder), "--quiet",
         "--no-library-trace", "--generator", STAND_IN, "--output", str(results),
-        "--gen-option", f"log={log}",
+        "--gen-option", f"log={log}", "--gen-option", "hang_on=zero_zero",
+        "--gen-option", f"hang_while={hang}",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     process = subprocess.Popen(
-        [*command, "--gen-option", "hang_on=zero_zero"],
+        command,
         cwd=ROOT, env=env, start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -196,6 +200,7 @@ def test_kill_then_resume(tmp_path: Path, cache: Path) -> None:
     assert done == ["Base.v:dbl_add", "Mod.v:Arith2.add_comm'", "Mod.v:Arith2.impossible#rest1",
                     "Sec.v:f_twice"]  # fmt: skip
     log.unlink()
+    hang.unlink()
     again = subprocess.run(
         [*command, "--resume", "--write"], cwd=ROOT, env=env, capture_output=True, text=True
     )

@@ -263,7 +263,31 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
         raise Stop(str(exc), EXIT_FAILURES) from None
     except SourceError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
+    if not args.quiet:
+        for line in untraced_lines(libraries):
+            print_notice(message_console(), line)
     return [str(trace_dir), *map(str, libraries), *(args.index or [])]
+
+
+def untraced_lines(libraries: list[Path]) -> list[str]:
+    """One line per library trace folder with files that failed to trace."""
+    from proofsearch.project.libraries import untraced_files
+
+    by_folder: dict[Path, list[Any]] = {}
+    for out, record in untraced_files(libraries):
+        by_folder.setdefault(out, []).append(record)
+    lines = []
+    for records in by_folder.values():
+        first = records[0]
+        error = first.error
+        message = " ".join((error.message if error else "").split())[:300].rstrip(".")
+        more = f" ({len(records) - 1} more file(s) of it too)" if len(records) > 1 else ""
+        lines.append(
+            f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
+            f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
+            "without them (does the library compile with the project's -R/-Q/-I lines?)"
+        )
+    return lines
 
 
 def _unfinished_records(

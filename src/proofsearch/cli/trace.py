@@ -251,6 +251,8 @@ class TraceProgress:
         return f"trace {self._tally('failed {}')} · elapsed {clock_text(self.ticker.elapsed())}"
 
     def record(self, record: Any, skipped: bool, size: int) -> None:
+        from rich.markup import escape
+
         self.summary.add(record, skipped)
         self.done_files += 1
         self.progress.advance(self.task, size)
@@ -262,7 +264,7 @@ class TraceProgress:
             # As it happens, above the bar; a line, not a log record (no time, no
             # source location): the final list says it again with the rest.
             self.progress.console.print(
-                f"[red]failed[/] {record.file}:{record.error.line}: {message}",
+                f"[red]failed[/] {escape(f'{record.file}:{record.error.line}: {message}')}",
                 soft_wrap=True, highlight=False,
             )  # fmt: skip
 

@@ -25,7 +25,7 @@ from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.learn import cache_root
 from proofsearch.trace.deps import requires
 from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
-from proofsearch.trace.schema import SHARD_KINDS, TraceDir
+from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
 from proofsearch.trace.sources import (
     Project,
     Source,
@@ -254,6 +254,18 @@ def _trace_external(
         _trace_modules(library, keep, out, coqc, jobs, progress)
         outs.append(without_modules(out, held))
     return outs
+
+
+def untraced_files(outs: Sequence[Path]) -> list[tuple[Path, FileRecord]]:
+    """The library files that failed to trace (each trace folder's, with the folder):
+    their lemmas are not premises. Said after every run, not only the one that met the
+    failure (the failed shard is kept, and not traced again until the file changes)."""
+    return [
+        (out, record)
+        for out in existing(outs)
+        for record in TraceDir(out).files()
+        if record.status == "failed"
+    ]
 
 
 def held_modules(folders: Sequence[Path]) -> set[str]:
