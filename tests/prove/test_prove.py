@@ -542,3 +542,25 @@ def test_index_auto_is_what_prove_does_anyway(
     err = " ".join(capsys.readouterr().err.split())
     assert "--index auto: prove always traces what the project loads" in err
     assert f"--index {missing}: not a trace folder" in err
+
+
+def test_tactics_replaced_by_a_proof_from_the_statement_are_said_even_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`top_twice`'s own `intros n.` leads nowhere the stand-in knows; its statement is
+    proved. The line that says so was hidden by --quiet, and the summary file said only
+    "filled"."""
+    folder = write_project(tmp_path)
+    top = (folder / "Top.v").read_text()
+    (folder / "Top.v").write_text(top.replace("Proof. Admitted.", "Proof. intros n. Admitted."))
+    results = tmp_path / "results.jsonl"
+    code = prove(
+        str(folder), "Top.v", "--quiet", "--no-library-trace", "--generator", STAND_IN,
+        "--output", str(results),
+    )  # fmt: skip
+    assert code == 0
+    assert "1 hole(s) whose own tactics could not be finished" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "results.jsonl.prove.json").read_text())
+    (filled,) = summary["files"]["Top.v"]["filled"]
+    assert filled["name"] == "top_twice" and filled["your_tactics_replaced"] is True
+    assert filled["proof"] == ["reflexivity"]

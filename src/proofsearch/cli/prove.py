@@ -297,7 +297,7 @@ def _unfinished_records(
     from proofsearch.project.outcome import unfinished
 
     holes = unfinished(plan.selected, results)
-    if holes and not args.quiet:
+    if holes:  # not progress: what will be written (shown with --quiet too)
         print_notice(
             console,
             f"{len(holes)} hole(s) whose own tactics could not be finished "

@@ -157,6 +157,11 @@ def _save(
             }
             if hole in outcome.resting:
                 item["rests_on_admitted"] = outcome.resting[hole]
+            if (hole.partial or hole.admits) and (
+                results.get(hole.name, {}).get("status") == "proved"
+            ):
+                # The user's own tactics could not be finished: proved from the statement.
+                item["your_tactics_replaced"] = True
             entry["filled"].append(item)
         else:
             entry["left"].append(
