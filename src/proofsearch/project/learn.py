@@ -88,5 +88,6 @@ def _failure_line(record: FileRecord, count: int) -> str:
     more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
-        "project build with coqc (check the _CoqProject's -R/-Q lines or --coq-arg)"
+        "project build with coqc (check the _CoqProject's -R/-Q/-I lines or --coq-arg, and "
+        "the programs its commands run: Extraction or QuickChick need OCaml's tools)"
     )
