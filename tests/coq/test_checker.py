@@ -132,3 +132,19 @@ def test_disagreements_are_told_from_cheats() -> None:
     assert check_proof("", "Theorem x : 1 = 2.", ["reflexivity"]).disagreement
     cheat = check_proof("Axiom cheat : False.", "Theorem x : 1 = 2.", ["destruct cheat"])
     assert not cheat.ok and not cheat.disagreement
+
+
+def test_in_place_check_for_a_lemma_no_name_reaches_after_the_footer() -> None:
+    """A lemma inside a scope a plugin opens (Hierarchy-Builder's `HB.builders`, whose
+    module has a generated name): printed by name after the footer, it is not found."""
+    header = "Module M.\n"
+    statement = "Lemma l : 1 = 1."
+    ok = check_proof(header, statement, ["reflexivity"], footer="End M.", in_place=True)
+    assert ok.ok and ok.axioms == (), ok
+    by_name = check_proof(header, statement, ["reflexivity"], footer="End M.")
+    assert not by_name.ok and "could not print the assumptions" in by_name.message
+    cheat = check_proof(
+        header + "Axiom shadow : False.\n", statement, ["exact (False_ind _ shadow)"],
+        footer="End M.", in_place=True,
+    )  # fmt: skip
+    assert not cheat.ok and "shadow" in cheat.message

@@ -69,3 +69,25 @@ def test_proof_with_default_tactic_ends_a_sentence() -> None:
         "exact I.",
         "Qed.",
     ]
+
+
+def test_elpi_quotations_are_one_token() -> None:
+    """Coq-Elpi's code holds dots and `}}`: read as Coq, the file split mid-program."""
+    source = (
+        "Elpi Command hi.\n"
+        "Elpi Accumulate lp:{{\n  main [str S] :- coq.say {{ nat }} S.\n  pred p i:int.\n}}.\n"
+        "Elpi Db x.db lp:{{{ p {{ q }} }}}.\n"
+        "Lemma a : True.\nProof. exact I. Qed.\n"
+    )
+    assert texts(source) == [
+        "Elpi Command hi.",
+        'Elpi Accumulate lp:{{\n  main [str S] :- coq.say {{ nat }} S.\n  pred p i:int.\n}}.',
+        "Elpi Db x.db lp:{{{ p {{ q }} }}}.",
+        "Lemma a : True.", "Proof.", "exact I.", "Qed.",
+    ]  # fmt: skip
+    # Not a quotation: a name ending in `lp`, and Coq's own `{{` (two focus braces).
+    assert texts("Definition help:=1.\nGoal True. { { exact I. } }") == [
+        "Definition help:=1.", "Goal True.", "{", "{", "exact I.", "}", "}",
+    ]  # fmt: skip
+    with pytest.raises(SentenceError, match="Elpi quotation"):
+        split_sentences("Elpi Accumulate lp:{{ main _. ")

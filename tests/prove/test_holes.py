@@ -218,3 +218,33 @@ def test_a_definition_of_a_type_is_not_a_hole() -> None:
         ("jc_image", "its type is a sort"),
         ("F", "its type is a sort"),
     ]
+
+
+HB_BUILDERS = """\
+From HB Require Import structures.
+HB.builders Context T of IsCMonoid T.
+  Lemma opr0 : right_id z0 op.
+  Proof. Admitted.
+  HB.instance Definition _ := IsMonoid.Build T z0 op opA op0r opr0.
+HB.end.
+Section S.
+HB.builders Context U of F U.
+  Lemma inner : True.
+  Admitted.
+HB.end.
+End S.
+"""
+
+
+def test_a_hole_inside_hb_builders_is_closed_by_the_files_own_sentences() -> None:
+    """`HB.end.` right after the lemma fails ("No builders to declare"): the footer is
+    the file's sentences up to it, and the assumptions are printed in place (no name
+    reaches the lemma after `HB.end.`)."""
+    (opr0, inner), skipped = find_holes(SOURCE, HB_BUILDERS)
+    assert skipped == []
+    assert opr0.qualid == "opr0" and opr0.check_in_place and opr0.in_section
+    assert opr0.footer == (
+        "HB.instance Definition _ := IsMonoid.Build T z0 op opA op0r opr0.\nHB.end."
+    )
+    assert inner.footer == "HB.end.\nEnd S."
+    assert opr0.to_record()["check_in_place"] is True
