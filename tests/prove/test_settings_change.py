@@ -15,9 +15,12 @@ from proofsearch.cli.prove import _settings_changed
 from proofsearch.distributed.store import ResultsStore
 
 
-def _spec(timeout: float) -> SimpleNamespace:
+def _spec(timeout: float, tactic_timeout: float = 2.0) -> SimpleNamespace:
     return SimpleNamespace(
-        generator="knn-portfolio", generator_options={"index": ["t"]}, search={"timeout": timeout}
+        generator="knn-portfolio",
+        generator_options={"index": ["t"]},
+        search={"timeout": timeout},
+        prover_options={"tactic_timeout": tactic_timeout},
     )
 
 
@@ -82,3 +85,25 @@ def test_the_first_run_into_a_new_folder_records_its_settings(tmp_path: Path) ->
     results = tmp_path / "new" / "folder" / "results.jsonl"
     assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
     assert (results.parent / "results.jsonl.runs.jsonl").exists()
+
+
+def test_a_larger_tactic_limit_searches_open_holes_again(tmp_path: Path) -> None:
+    """`--tactic-timeout 10` for a slow `interval` call: the 2 s run's failure was reused."""
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"name": "slow", "status": "failed"}) + "\n")
+    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    store = _store(results)
+    line = _settings_changed(store, results, _spec(20, tactic_timeout=10), fresh=False)
+    assert line is not None and "prover_options.tactic_timeout: 2.0 → 10" in line, line
+    assert not store.done("slow")
+
+
+def test_a_run_recorded_before_prover_options_were_is_no_difference(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"name": "b", "status": "failed"}) + "\n")
+    old = {"prover": "coq", "generator": "knn-portfolio",
+           "generator_options": {"index": ["t"]}, "search": {"timeout": 20}}  # fmt: skip
+    (tmp_path / "results.jsonl.runs.jsonl").write_text(json.dumps({"settings": old}) + "\n")
+    store = _store(results)
+    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert store.done("b")

@@ -442,7 +442,9 @@ def _settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> st
         settings_start,
     )
 
-    settings = settings_of("coq", spec.generator, spec.generator_options, spec.search)
+    settings = settings_of(
+        "coq", spec.generator, spec.generator_options, spec.search, spec.prover_options
+    )
     previous = None if fresh else last_settings(output)
     changed = differences(previous, settings) if previous is not None else []
     count, lines = (0, {}) if fresh else last_lines(output)

@@ -493,7 +493,9 @@ def _record_settings(args: argparse.Namespace, spec: Any, console: Any, *, resum
     from those of the run that wrote the earlier results (they would mix silently)."""
     from proofsearch.data.run_settings import differences, last_settings, record_run, settings_of
 
-    settings = settings_of(args.prover, args.generator, spec.generator_options, spec.search)
+    settings = settings_of(
+        args.prover, args.generator, spec.generator_options, spec.search, spec.prover_options
+    )
     previous = last_settings(args.output) if resumed else None
     changed = differences(previous, settings) if previous is not None else []
     if changed:

@@ -17,8 +17,9 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-#: The settings whose change makes results incomparable (what a resume compares).
-COMPARED = ("prover", "generator", "generator_options", "search")
+#: The settings whose change makes results incomparable (what a resume compares):
+#: ``prover_options`` holds the per-tactic limit, the memory cap, the loadpath.
+COMPARED = ("prover", "prover_options", "generator", "generator_options", "search")
 
 
 def runs_path(results: str | Path) -> Path:
@@ -27,17 +28,19 @@ def runs_path(results: str | Path) -> Path:
 
 
 def settings_of(
-    prover: str, generator: str, options: Mapping[str, Any], search: Any
+    prover: str,
+    generator: str,
+    options: Mapping[str, Any],
+    search: Any,
+    prover_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The comparable settings of a run, as plain JSON."""
     config = asdict(search) if is_dataclass(search) and not isinstance(search, type) else search
-    plain: dict[str, Any] = json.loads(
-        json.dumps(
-            {"prover": prover, "generator": generator, "generator_options": dict(options),
-             "search": config},
-            default=str,
-        )
-    )  # fmt: skip
+    settings = {"prover": prover, "generator": generator, "generator_options": dict(options),
+                "search": config}  # fmt: skip
+    if prover_options is not None:
+        settings["prover_options"] = dict(prover_options)
+    plain: dict[str, Any] = json.loads(json.dumps(settings, default=str))
     return plain
 
 
@@ -64,7 +67,8 @@ def differences(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
             out.append(f"{prefix}: {json.dumps(old)} → {json.dumps(new)}")
 
     for key in COMPARED:
-        walk(key, before.get(key), now.get(key))
+        if key in before:  # a run recorded before the key was: not a difference
+            walk(key, before.get(key), now.get(key))
     return out
 
 
