@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -330,6 +331,7 @@ def _search(
     from proofsearch.distributed.spec import WorkerSpec
     from proofsearch.distributed.store import ResultsFileError, ResultsStore, read_results
     from proofsearch.generate.registry import INDEXED_GENERATORS, MODEL_GENERATORS
+    from proofsearch.project.plan import read_written
 
     args.prover = "coq"
     if args.generator is None:
@@ -355,7 +357,7 @@ def _search(
         store = ResultsStore(output, resume=not overwrite, overwrite=overwrite)
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
-    forget_stale(store, records)
+    forget_stale(store, records, read_written(output))
     console = message_console()
     retried = _settings_changed(store, output, spec, fresh=overwrite)
     if retried and not args.quiet:
@@ -414,15 +416,23 @@ def _present(
     return present_found(records, theorems, results, cache, how, jobs)
 
 
-def forget_stale(store: Any, records: list[dict[str, Any]]) -> None:
-    """Earlier results are kept only for holes whose file has not changed since, and
-    that did not end in ``error``: the others are searched again (their new result is
-    appended, and read last)."""
+def forget_stale(
+    store: Any, records: list[dict[str, Any]], written: Mapping[str, str] | None = None
+) -> None:
+    """Earlier results are kept only for holes whose file has not changed since (but
+    for ``prove --write`` filling other holes of it: ``written``, each file's sha256
+    before → after), and that did not end in ``error``: the others are searched again
+    (their new result is appended, and read last)."""
+    from proofsearch.project.plan import same_but_written
+
     digests = {r["name"]: r["source_sha256"] for r in records}
     existing = store.existing.records
     for name in [n for n, r in existing.items() if n in digests]:
         record = existing[name]
-        if record.get("source_sha256") != digests[name] or record.get("status") == "error":
+        before = str(record.get("source_sha256"))
+        if record.get("status") == "error" or not same_but_written(
+            before, digests[name], written or {}
+        ):
             del existing[name]
 
 

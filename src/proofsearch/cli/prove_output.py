@@ -65,6 +65,9 @@ def write_back(
         print(patch, end="")
     refused: list[str] = list(outcome.changed_files)
     if args.write:
+        from proofsearch.project.plan import digest, record_written
+
+        written: dict[str, str] = {}
         for module, text in new_texts.items():
             source = files[module]
             if file_changed(source.path, plan.digests[module]):
@@ -74,6 +77,8 @@ def write_back(
                     del outcome.filled[hole]
                 continue
             write_atomic(source.path, text)
+            written[plan.digests[module]] = digest(source.path.read_bytes())
+        record_written(output, written)
     clock["write-back"] = time.perf_counter() - step - outcome.rebuild_seconds
     wall = time.perf_counter() - start
     _table(plan, outcome, results, args.write)

@@ -5,6 +5,7 @@ then top to bottom, so a proof found early is learned before later holes are sea
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,40 @@ def plan_holes(
                     "--list shows the holes"
                 )
     return plan
+
+
+def written_path(results: Path) -> Path:
+    """Beside the results: each file's sha256 before ``prove --write`` → after."""
+    return results.with_name(results.name + ".written.json")
+
+
+def record_written(results: Path, written: Mapping[str, str]) -> None:
+    """Remember what ``--write`` made of each file it wrote, so that the next run reuses
+    the results of the holes it left (the file changed only by that write)."""
+    if not written:
+        return
+    known = read_written(results)
+    known.update(written)
+    written_path(results).write_text(json.dumps(known, indent=0) + "\n", encoding="utf-8")
+
+
+def read_written(results: Path) -> dict[str, str]:
+    try:
+        data = json.loads(written_path(results).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def same_but_written(before: str, now: str, written: Mapping[str, str]) -> bool:
+    """Whether a file read as ``before`` is ``now`` through ``prove --write``s alone."""
+    seen = {before}
+    while before in written and before != now:
+        before = written[before]
+        if before in seen:
+            return False
+        seen.add(before)
+    return before == now
 
 
 def file_changed(path: Path, expected: str) -> bool:
