@@ -25,10 +25,11 @@ import re
 from collections import defaultdict
 
 from knn_speed import sample_states
-from proofsearch.generate.knn.corpus import clean_tactic, load_corpus
+from proofsearch.generate.knn.corpus import load_corpus
 from proofsearch.generate.knn.generator import KnnGenerator
 from proofsearch.generate.knn.goals import parse_first_goal
 from proofsearch.generate.knn.intro_patterns import fresh_intros
+from proofsearch.generate.knn.parts import clean_tactic
 from proofsearch.trace.schema import TraceDir
 
 _IDENTIFIER = re.compile(r"(?<![\w'.])[^\W\d][\w']*(?![\w'.])")

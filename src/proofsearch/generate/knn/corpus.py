@@ -16,12 +16,12 @@ anything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
 import threading
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,13 +33,15 @@ from proofsearch.generate.knn.features import (
     FEATURES_VERSION,
     SCALE,
     feature_hash,
-    goal_features,
-    untyped,
 )
-from proofsearch.generate.knn.goals import bound_names, parse_first_goal
 from proofsearch.generate.knn.inverted import InvertedIndex, StringTable
-from proofsearch.generate.knn.names import record_names
-from proofsearch.generate.knn.notation import matching_tokens
+from proofsearch.generate.knn.parts import (
+    PARTS_VERSION,
+    FolderParts,
+    load_parts,
+    parse_folder,
+    save_parts,
+)
 from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
@@ -51,10 +53,6 @@ MAX_DF_SHARE = 0.2
 MAX_DF_MIN_STATES = 2000
 #: BM25's parameters (the usual ones).
 BM25_K1, BM25_B = 1.2, 0.75
-#: Kinds of premise that can be applied or rewritten with.
-NOT_APPLICABLE = frozenset(
-    {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
-)
 
 
 #: What an ``index`` option may be: one trace folder, or several read as one.
@@ -113,22 +111,6 @@ class TraceSet:
 
     def premises(self, module: str) -> Iterator[Premise]:
         return self._owner[module].premises(module)
-
-
-def clean_tactic(text: str) -> str:
-    """A tactic sentence without its final period."""
-    text = text.strip()
-    if text.endswith(".") and not text.endswith(".."):
-        text = text[:-1].rstrip()
-    return text
-
-
-def premise_terms(statement: str) -> Counter[str]:
-    """The symbols of a statement, bound names and punctuation left out, in the form
-    goals and statements are compared in (:mod:`.notation`)."""
-    found = matching_tokens(statement)
-    bound = bound_names(found)
-    return Counter(t for t in found if t not in bound and t not in ("(", ")", ","))
 
 
 @dataclass(frozen=True)
@@ -197,38 +179,50 @@ class TraceCorpus:
         return TraceCorpus(table, dict(payload["arrays"]))
 
 
-def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str, np.ndarray]:
+def _joined(parts: Sequence[FolderParts], prefix: str) -> tuple[np.ndarray, list[str]]:
+    """The rows of every folder's ragged ``prefix`` as one id stream over one vocabulary
+    (first-seen order across the folders, as one pass over them would number it), and
+    that vocabulary."""
     vocabulary: dict[str, int] = {}
-    documents: list[np.ndarray] = []
-    feature_ids: list[np.ndarray] = []
-    state_module: list[int] = []
-    state_line: list[int] = []
-    state_tactic: list[int] = []
-    names: list[str] = []
-    tactic_ids: dict[str, int] = {}
-    lemma_ids: dict[str, int] = {}
-    state_lemma: list[int] = []
-    for module_index, module in enumerate(modules):
-        for step in trace.steps(module):
-            tactic = clean_tactic(step.tactic)
-            if not step.goals or not tactic:
-                continue
-            goal = parse_first_goal(step.goals[0].render())
-            features = goal_features(goal) if typed else untyped(goal_features(goal))
-            ids = [vocabulary.setdefault(f, len(vocabulary)) for f in features]
-            document = len(state_module)
-            documents.append(np.full(len(ids), document, dtype=np.int32))
-            feature_ids.append(np.array(ids, dtype=np.int64))
-            state_module.append(module_index)
-            state_line.append(step.line)
-            state_tactic.append(tactic_ids.setdefault(tactic, len(tactic_ids)))
-            names.append(record_names(tactic, goal))
-            lemma = step.lemma.rsplit(".", 1)[-1]
-            state_lemma.append(lemma_ids.setdefault(lemma, len(lemma_ids)))
-    count = len(state_module)
-    doc = np.concatenate(documents) if documents else np.zeros(0, np.int32)
-    fid = np.concatenate(feature_ids) if feature_ids else np.zeros(0, np.int64)
-    feature_names = list(vocabulary)
+    ids: list[np.ndarray] = []
+    for part in parts:
+        local = part.table(f"{prefix}.vocabulary")
+        mapping = np.array([vocabulary.setdefault(v, len(vocabulary)) for v in local], np.int64)
+        ids.append(mapping[part.arrays[f"{prefix}.ids"]] if len(local) else np.zeros(0, np.int64))
+    stream = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    return stream, list(vocabulary)
+
+
+def _renumbered(parts: Sequence[FolderParts], ids: str, table: str) -> tuple[np.ndarray, list[str]]:
+    """Each folder's ``ids`` into its ``table`` as ids into one joined table."""
+    joined: dict[str, int] = {}
+    out: list[np.ndarray] = []
+    for part in parts:
+        mapping = np.array([joined.setdefault(t, len(joined)) for t in part.table(table)], np.int32)
+        out.append(mapping[part.arrays[ids]] if len(mapping) else np.zeros(0, np.int32))
+    return (np.concatenate(out) if out else np.zeros(0, np.int32)), list(joined)
+
+
+def _module_numbers(parts: Sequence[FolderParts], key: str) -> np.ndarray:
+    """Each folder's module numbers shifted past the folders before it."""
+    offsets = np.cumsum([0] + [len(part.modules) for part in parts])
+    return np.concatenate(
+        [
+            part.arrays[key].astype(np.int32) + offset
+            for part, offset in zip(parts, offsets[:-1], strict=True)
+        ]
+    ).astype(np.int32)
+
+
+def _lengths(parts: Sequence[FolderParts], prefix: str) -> np.ndarray:
+    return np.concatenate([np.diff(part.arrays[f"{prefix}.indptr"]) for part in parts])
+
+
+def _state_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
+    fid, feature_names = _joined(parts, "features")
+    lengths = _lengths(parts, "features")
+    count = len(lengths)
+    doc = np.repeat(np.arange(count, dtype=np.int32), lengths)
     df = np.bincount(fid, minlength=len(feature_names)).astype(np.float64)
     scale = np.array([SCALE[f.split(":", 1)[0]] for f in feature_names], dtype=np.float64)
     weight = np.log1p(count / np.maximum(df, 1.0)) * scale
@@ -244,7 +238,9 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
     unique_keys, first = np.unique(keys, return_index=True)
     index = InvertedIndex.build(doc, keys, values, weight[fid[first]], count)
     assert len(index.keys) == len(unique_keys)
-    tactics = sorted(tactic_ids, key=tactic_ids.__getitem__)
+    state_tactic, tactics = _renumbered(parts, "state_tactic", "tactics")
+    state_lemma, lemmas = _renumbered(parts, "state_lemma", "lemmas")
+    names = [name for part in parts for name in part.table("state_names")]
     forward_indptr, forward_keys, forward_values = index.forward()
     return {
         **index.arrays("states"),
@@ -254,12 +250,12 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
         "states.forward_values": forward_values,
         **StringTable.build(tactics).arrays("tactics"),
         **StringTable.build(names).arrays("state_names"),
-        "state_module": np.array(state_module, dtype=np.int32),
-        "state_line": np.array(state_line, dtype=np.int32),
-        "state_tactic": np.array(state_tactic, dtype=np.int32),
+        "state_module": _module_numbers(parts, "state_module"),
+        "state_line": np.concatenate([p.arrays["state_line"] for p in parts]).astype(np.int32),
+        "state_tactic": state_tactic,
         # The short name of the lemma each state's proof proves (knn/analogy.py).
-        **StringTable.build(list(lemma_ids)).arrays("lemmas"),
-        "state_lemma": np.array(state_lemma, dtype=np.int32),
+        **StringTable.build(lemmas).arrays("lemmas"),
+        "state_lemma": state_lemma,
         # Weight of a feature no recorded state has (online learning may meet one).
         "states.unseen_weight": np.array([math.log1p(max(count, 1))], dtype=np.float64),
         # Features dropped as too common: seen, not unseen, so online learning must not
@@ -268,59 +264,65 @@ def _state_arrays(trace: TraceSet, modules: list[str], typed: bool) -> dict[str,
     }
 
 
-def _premise_arrays(trace: TraceSet, modules: list[str]) -> dict[str, np.ndarray]:
-    rows: list[Counter[str]] = []
-    premise_module: list[int] = []
-    premise_line: list[int] = []
-    applicable: list[bool] = []
-    definition: list[bool] = []
-    names: list[str] = []
-    statements: list[str] = []
-    for module_index, module in enumerate(modules):
-        for premise in trace.premises(module):
-            rows.append(premise_terms(premise.statement))
-            premise_module.append(module_index)
-            premise_line.append(premise.line)
-            applicable.append(premise.kind not in NOT_APPLICABLE)
-            definition.append(premise.kind == "Definition")
-            names.append(premise.name)
-            statements.append(premise.statement)
-    count = len(rows)
-    df: Counter[str] = Counter()
-    for row in rows:
-        df.update(row.keys())
-    lengths = np.array([sum(row.values()) for row in rows], dtype=np.float64)
-    average = float(lengths.mean()) if count else 1.0
-    documents, keys, values = [], [], []
-    hashes = {term: feature_hash(term) for term in df}
-    for document, row in enumerate(rows):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[document] / max(average, 1e-9))
-        for term, tf in row.items():
-            idf = math.log(1 + (count - df[term] + 0.5) / (df[term] + 0.5))
-            documents.append(document)
-            keys.append(hashes[term])
-            values.append(idf * tf * (BM25_K1 + 1) / (tf + norm))
-    key_array = np.array(keys, dtype=np.int64)
+def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
+    term_ids, terms = _joined(parts, "terms")
+    tfs = np.concatenate([p.arrays.get("terms.counts", np.zeros(0, np.int32)) for p in parts])
+    lengths = _lengths(parts, "terms")
+    count = len(lengths)
+    documents = np.repeat(np.arange(count, dtype=np.int32), lengths)
+    df = np.bincount(term_ids, minlength=len(terms)).astype(np.float64)
+    doc_length = np.bincount(documents, weights=tfs, minlength=count)
+    average = float(doc_length.mean()) if count else 1.0
+    idf = np.log(1 + (count - df + 0.5) / (df + 0.5))
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * doc_length / max(average, 1e-9))
+    tf = tfs.astype(np.float64)
+    values = idf[term_ids] * tf * (BM25_K1 + 1) / (tf + norm[documents])
+    hashes = np.array([feature_hash(t) for t in terms], dtype=np.int64)
+    key_array = hashes[term_ids]
     # A key's weight is its term's idf: the retriever's "ideal" score of a query.
-    idf_by_key = {hashes[t]: math.log(1 + (count - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    idf_by_key = dict(zip(hashes.tolist(), idf.tolist(), strict=True))
     unique = np.unique(key_array)
     index = InvertedIndex.build(
-        np.array(documents, dtype=np.int32),
+        documents,
         key_array,
-        np.array(values, dtype=np.float32),
+        values.astype(np.float32),
         np.array([idf_by_key[int(k)] for k in unique], dtype=np.float32),
         count,
     )
+    joined = {
+        key: np.concatenate([p.arrays[key] for p in parts])
+        for key in ("premise_line", "premise_applicable", "premise_definition")
+    }
     return {
         **index.arrays("premises"),
-        **StringTable.build(names).arrays("premise_names"),
-        **StringTable.build(statements).arrays("premise_statements"),
-        "premise_module": np.array(premise_module, dtype=np.int32),
-        "premise_line": np.array(premise_line, dtype=np.int32),
-        "premise_applicable": np.array(applicable, dtype=bool),
+        **StringTable.build([n for p in parts for n in p.table("premise_names")]).arrays(
+            "premise_names"
+        ),
+        **StringTable.build([t for p in parts for t in p.table("premise_statements")]).arrays(
+            "premise_statements"
+        ),
+        "premise_module": _module_numbers(parts, "premise_module"),
+        "premise_line": joined["premise_line"].astype(np.int32),
+        "premise_applicable": joined["premise_applicable"].astype(bool),
         # Definitions, for ``unfold`` (generate/retrieval/unfold.py).
-        "premise_definition": np.array(definition, dtype=bool),
+        "premise_definition": joined["premise_definition"].astype(bool),
     }
+
+
+def folder_parts(trace: TraceSet, typed_features: bool = True) -> list[FolderParts]:
+    """Each folder's parsed parts: cached under the folder's own key, or parsed (then
+    cached), so a changed project trace does not parse the stdlib's again."""
+    parts: list[FolderParts] = []
+    for folder in trace.traces:
+        modules = [r.module for r in trace.records if trace.trace_of(r.module) is folder]
+        key = _digest(f"parts/{PARTS_VERSION}/{int(typed_features)}/{_folder_key(folder)}")
+        path = cache_dir() / f"{key}.parts.npz"
+        part = load_parts(path)
+        if part is None or part.modules != modules:
+            part = parse_folder(folder, modules, typed_features)
+            save_parts(part, path)
+        parts.append(part)
+    return parts
 
 
 def build_corpus(index: IndexPaths | TraceSet, typed_features: bool = True) -> TraceCorpus:
@@ -335,9 +337,10 @@ def build_corpus(index: IndexPaths | TraceSet, typed_features: bool = True) -> T
         [r.requires for r in records],
         [r.require_lines for r in records],
     )
+    parts = folder_parts(trace, typed_features)
     arrays = {
-        **_state_arrays(trace, modules, typed_features),
-        **_premise_arrays(trace, modules),
+        **_state_arrays(parts),
+        **_premise_arrays(parts),
         "features.typed": np.array([int(typed_features)], dtype=np.int8),
     }
     arrays.update(
@@ -425,6 +428,7 @@ def load_corpus(
                 with np.load(path) as data:
                     arrays = {k: data[k] for k in data.files}
                 corpus = TraceCorpus.from_payload({**meta, "arrays": arrays})
+                os.utime(path)  # recently used: the last the cache gives up
             except (OSError, ValueError, KeyError):
                 corpus = None  # a damaged cache is rebuilt
         if corpus is None:
@@ -451,5 +455,33 @@ def _save(corpus: TraceCorpus, path: Path, meta_path: Path) -> None:
         np.savez(partial, **arrays)
         os.replace(partial, path)
         meta_path.write_text(json.dumps(payload))
+        prune_cache(path.parent, keep={path, meta_path})
     except OSError:
         pass  # a read-only cache only costs the next run the build
+
+
+#: What the knn cache may hold. Each set of trace folders an index was built from is
+#: cached whole (the stdlib's and a project's: 100 MB), and a project's trace changes
+#: with each edit, so without a bound every ``prove`` after an edit added one.
+CACHE_LIMIT_BYTES = 2 << 30
+
+
+def prune_cache(folder: Path, keep: set[Path], limit: int = CACHE_LIMIT_BYTES) -> None:
+    """Remove the least recently used cached corpora (and parts) until ``folder`` holds
+    at most ``limit`` bytes; ``keep`` stays (what was just written)."""
+    entries = []
+    for path in folder.glob("*.npz"):
+        if ".tmp." in path.name:  # another process is writing it
+            continue
+        with contextlib.suppress(OSError):
+            entries.append((path.stat().st_mtime, path.stat().st_size, path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if path in keep:
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            path.with_suffix(".json").unlink(missing_ok=True)
+            total -= size

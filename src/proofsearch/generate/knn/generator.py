@@ -32,10 +32,11 @@ from proofsearch.generate.knn.analogy import (
     name_edit,
     short_name,
 )
-from proofsearch.generate.knn.corpus import TraceCorpus, clean_tactic, load_corpus
+from proofsearch.generate.knn.corpus import TraceCorpus, load_corpus
 from proofsearch.generate.knn.features import goal_features, hash_features, untyped
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
+from proofsearch.generate.knn.parts import clean_tactic
 from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefixes
 from proofsearch.generate.knn.premise_uses import NAME
 from proofsearch.generate.knn.scope import Scope, ScopeCache
