@@ -591,3 +591,24 @@ def test_a_rerun_after_write_searches_nothing_again(
     (folder / "Mod.v").write_text(FILLED["Mod.v"] + "(* edited *)\n")
     assert prove(*common) == 0
     assert "Arith2.impossible" in log.read_text()
+
+
+def test_overwrite_with_lemma_forgets_that_holes_results_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An audit's `--lemma X --overwrite` emptied the results file: the next run searched
+    seven holes again (206 s)."""
+    folder = write_project(tmp_path)
+    log = tmp_path / "asked.log"
+    common = [
+        str(folder), "--quiet", "--no-library-trace", "--generator", STAND_IN,
+        "--gen-option", f"log={log}", "--output", str(tmp_path / "results.jsonl"),
+    ]  # fmt: skip
+    assert prove(*common) == 0
+    log.unlink()
+    assert prove(*common, "--lemma", "top_twice", "--overwrite") == 0
+    assert log.read_text().splitlines() == ["top_twice"]
+    log.unlink()
+    assert prove(*common) == 0
+    assert not log.exists()  # the others' results were kept
+    capsys.readouterr()

@@ -69,7 +69,10 @@ def add_parser(subparsers: Any) -> None:
         "when the settings differ)",
     )  # fmt: skip
     parser.add_argument(
-        "--overwrite", action="store_true", help="forget earlier results: search every hole again"
+        "--overwrite",
+        action="store_true",
+        help="forget earlier results: search the selected holes again (every hole without "
+        "--lemma or FILES)",
     )
     parser.add_argument(
         "--trace-jobs", type=positive(int), default=None, metavar="N",
@@ -202,7 +205,12 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     theorems_path.parent.mkdir(parents=True, exist_ok=True)
     theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     step = time.perf_counter()
-    results, searched = _search(args, project, records, output, indexes, args.overwrite)
+    # `--lemma X --overwrite` (or some FILES): X's results are forgotten, not the others'.
+    narrowed = len(plan.selected) < len(plan.all_holes)
+    overwrite = args.overwrite and not narrowed
+    results, searched = _search(
+        args, project, records, output, indexes, overwrite, forget=args.overwrite and narrowed
+    )
     retry = _unfinished_records(args, plan, results, console)
     if retry:
         more, searched_more = _search(args, project, retry, output, indexes, overwrite=False)
@@ -315,9 +323,11 @@ def _search(
     output: Path,
     indexes: list[str],
     overwrite: bool,
+    forget: bool = False,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Search the holes not done yet: (every hole's result, the names searched now).
-    ``overwrite``: forget the results file's earlier lines first."""
+    ``overwrite``: forget the results file's earlier lines first; ``forget``: only
+    those of these ``records``' holes (and their parts)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
     from proofsearch.cli.search import (
@@ -358,6 +368,10 @@ def _search(
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     forget_stale(store, records, read_written(output))
+    if forget:
+        holes = {str(r["name"]).split("#", 1)[0] for r in records}
+        for name in [n for n in store.existing.records if n.split("#", 1)[0] in holes]:
+            del store.existing.records[name]
     console = message_console()
     retried = _settings_changed(store, output, spec, fresh=overwrite)
     if retried and not args.quiet:

@@ -121,8 +121,11 @@ def print_not_searched(plan: HolePlan) -> None:
 def _table(
     plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]], written: bool
 ) -> None:
-    table = Table(title="prove: written" if written else "prove: dry run")
-    for column in ("file", "holes", "filled", "left", "time (s)"):
+    table = Table(
+        title="prove: written" if written else "prove: dry run",
+        caption="search (s): the holes' searches, an earlier run's where its results were reused",
+    )
+    for column in ("file", "holes", "filled", "left", "search (s)"):
         table.add_column(column, justify="left" if column == "file" else "right")
     files: dict[str, list[Any]] = {}
     for hole in plan.selected:

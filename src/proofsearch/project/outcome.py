@@ -40,7 +40,20 @@ def _why_not(record: dict[str, Any] | None) -> str:
     if status == "error":
         return f"error: {' '.join(str(record.get('error')).split())[:200]}"
     reasons = {"failed": "no proof: search tree exhausted", "open": "no proof within the budget"}
-    return reasons.get(str(status), str(status))
+    return reasons.get(str(status), str(status)) + _timeouts(record)
+
+
+def _timeouts(record: dict[str, Any]) -> str:
+    """The tactics stopped at the per-tactic limit, said: a slow tactic that proves the
+    goal (``interval with (i_prec 2000)``, 3 s) was killed at 2 s without a word."""
+    stopped = record.get("timeouts")
+    if not isinstance(stopped, dict) or not stopped:
+        return ""
+    slowest = max(stopped, key=lambda tactic: stopped[tactic])
+    return (
+        f" ({len(stopped)} tactic(s) stopped at the per-tactic limit, such as `{slowest}`: "
+        "a larger --tactic-timeout may prove it)"
+    )
 
 
 def _proved(record: dict[str, Any]) -> bool:
