@@ -297,3 +297,15 @@ def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path
         "find [Show]; its lemmas are not premises, the search goes on without them (does the "
         "library compile with the project's -R/-Q/-I lines?)"
     ]
+
+
+def test_a_library_installed_without_sources_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debian's Interval ships only .vo files: nothing to trace, and nothing said (an
+    audit's two holes that `interval` proves stayed open without a word)."""
+    project = load_project([write_project(tmp_path)])
+    monkeypatch.setattr(libraries, "library_project", lambda prefix, coqc="coqc": None)
+    unsourced: list[str] = []
+    assert libraries.trace_libraries(project, unsourced=unsourced) == []
+    assert unsourced == [STDLIB]

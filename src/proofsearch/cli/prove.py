@@ -255,6 +255,7 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
         raise Stop(problem, EXIT_USAGE)
     progress = None if args.quiet else TraceProgress
     jobs = args.trace_jobs
+    unsourced: list[str] = []
     try:
         trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
         libraries = (
@@ -266,6 +267,7 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
                 coqc=args.coqc,
                 progress=progress,
                 given=[Path(p) for p in args.index or []],
+                unsourced=unsourced,
             )
         )
     except TraceFailed as exc:
@@ -275,6 +277,14 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     if not args.quiet:
         for line in untraced_lines(libraries):
             print_notice(message_console(), line)
+        for prefix in unsourced:
+            print_notice(
+                message_console(),
+                f"library {prefix}: installed without its .v files, so not traced: its "
+                "lemmas are not premises, and its tactics are learned only from your own "
+                "proofs that use them",
+                style="dim",
+            )
     return [str(trace_dir), *map(str, libraries), *(args.index or [])]
 
 

@@ -141,8 +141,11 @@ def trace_libraries(
     coqc: str = "coqc",
     progress: Callable[[list[object], Summary], object] | None = None,
     given: Sequence[Path] = (),
+    unsourced: list[str] | None = None,
 ) -> list[Path]:
     """Trace what the project requires of each installed library; their trace folders.
+    ``unsourced`` gets the libraries installed without their ``.v`` files (nothing to
+    trace: Debian's Interval ships only compiled files).
 
     A module that one of the ``given`` trace folders (``--index``) already holds is left
     to it (one module may not come from two folders), module by module: a given trace of
@@ -164,6 +167,8 @@ def trace_libraries(
     for prefix, roots in sorted(wanted.items()):
         library = library_project(prefix, coqc)
         if library is None:
+            if unsourced is not None:
+                unsourced.append(prefix)
             continue
         keep = _closure(requires(library), roots) - held
         if not keep:
