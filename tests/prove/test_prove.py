@@ -567,17 +567,23 @@ def test_tactics_replaced_by_a_proof_from_the_statement_are_said_even_quietly(
     assert filled["proof"] == ["reflexivity"]
 
 
-def test_a_rerun_after_write_searches_nothing_again(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`--write` changed the files it filled; the holes it left there were searched
-    again on the next run (an audit: 261 s to find the same six holes open)."""
+def _logged_project(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """The test project, the stand-in's log of the holes it is asked, the options."""
     folder = write_project(tmp_path)
     log = tmp_path / "asked.log"
     common = [
         str(folder), "--quiet", "--no-library-trace", "--generator", STAND_IN,
         "--gen-option", f"log={log}", "--output", str(tmp_path / "results.jsonl"),
     ]  # fmt: skip
+    return folder, log, common
+
+
+def test_a_rerun_after_write_searches_nothing_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--write` changed the files it filled; the holes it left there were searched
+    again on the next run (an audit: 261 s to find the same six holes open)."""
+    folder, log, common = _logged_project(tmp_path)
     assert prove(*common, "--write") == 0
     assert "Arith2.impossible" in log.read_text()
     assert (folder / "Mod.v").read_text() == FILLED["Mod.v"]  # written: its digest changed
@@ -598,12 +604,7 @@ def test_overwrite_with_lemma_forgets_that_holes_results_only(
 ) -> None:
     """An audit's `--lemma X --overwrite` emptied the results file: the next run searched
     seven holes again (206 s)."""
-    folder = write_project(tmp_path)
-    log = tmp_path / "asked.log"
-    common = [
-        str(folder), "--quiet", "--no-library-trace", "--generator", STAND_IN,
-        "--gen-option", f"log={log}", "--output", str(tmp_path / "results.jsonl"),
-    ]  # fmt: skip
+    _, log, common = _logged_project(tmp_path)
     assert prove(*common) == 0
     log.unlink()
     assert prove(*common, "--lemma", "top_twice", "--overwrite") == 0
