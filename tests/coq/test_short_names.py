@@ -116,3 +116,9 @@ def test_never_shortened_to_the_lemmas_own_name() -> None:
     proof = [f"apply {STDLIB}.Lists.List.map_map"]
     shortened = shorten_proof("Require Import List.", statement, proof, name="M.map_map")
     assert list(shortened.proof) == proof
+    # Where the lemma really is `M.map_map`, one more component of the path is written
+    # (an audit's `is_lim_const` hole got `Coquelicot.Continuity.is_lim_const`).
+    shortened = shorten_proof(
+        "Require Import List.\nModule M.", statement, proof, name="M.map_map", footer="End M."
+    )
+    assert list(shortened.proof) == ["apply List.map_map"]

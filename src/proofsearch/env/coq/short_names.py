@@ -75,6 +75,13 @@ def parse_shorter(output: str, asked: Sequence[str]) -> dict[str, str]:
     return found
 
 
+def _past(full: str, brief: str) -> str:
+    """``full`` by one more component than ``brief`` ("" when that is ``full`` itself)."""
+    parts = full.split(".")
+    longer = ".".join(parts[-(brief.count(".") + 2) :])
+    return "" if longer == full else longer
+
+
 def rename(proof: Sequence[str], names: Mapping[str, str]) -> tuple[str, ...]:
     """Each tactic with every whole occurrence of a name replaced."""
     if not names:
@@ -155,8 +162,13 @@ def shorten_proof(
     if name is not None:
         # ``Lemma map_map … apply map_map.`` compiles (the lemma is not defined yet) but
         # reads as a proof of itself, and the name means the new lemma from then on.
+        # Such a name gets one more component of its path (``Continuity.is_lim_const``
+        # for the hole ``is_lim_const``), which the re-check below confirms.
         own = {name, name.rsplit(".", 1)[-1]}
-        names = {full: brief for full, brief in names.items() if brief not in own}
+        names = {
+            full: _past(full, brief) if brief in own else brief for full, brief in names.items()
+        }
+        names = {full: brief for full, brief in names.items() if brief and brief not in own}
     if not names:
         return found
     short = rename(proof, names)
