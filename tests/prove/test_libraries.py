@@ -308,4 +308,4 @@ def test_a_library_installed_without_sources_is_named(
     monkeypatch.setattr(libraries, "library_project", lambda prefix, coqc="coqc": None)
     unsourced: list[str] = []
     assert libraries.trace_libraries(project, unsourced=unsourced) == []
-    assert unsourced == [STDLIB]
+    assert unsourced == [libraries.STDLIB]  # the key the stdlib is traced under ("Coq")
