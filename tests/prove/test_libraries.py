@@ -278,7 +278,7 @@ def test_a_library_the_project_binds_from_outside_is_traced(
 def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path) -> None:
     """It was one bare `failed QuickChick.v:37: …` line among the progress lines of the
     first run (brackets in Coq's message eaten as markup), and nothing afterwards."""
-    from proofsearch.cli.prove import untraced_lines
+    from proofsearch.cli.prove_output import untraced_lines
     from proofsearch.trace.schema import FileError, FileRecord
     from proofsearch.trace.shards import open_trace_dir, write_shard
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from proofsearch.cli.prove import _settings_changed
+from proofsearch.cli.prove_reuse import settings_changed
 from proofsearch.distributed.store import ResultsStore
 
 
@@ -36,29 +36,29 @@ def test_open_holes_are_searched_again_when_the_settings_change(tmp_path: Path) 
     )  # fmt: skip
     # The first run that records its settings: nothing to compare with, all reused.
     store = _store(results)
-    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert settings_changed(store, results, _spec(20), fresh=False) is None
     assert store.done("a") and store.done("b")
     # The same settings again (`--write` after a dry run): all reused.
     store = _store(results)
-    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert settings_changed(store, results, _spec(20), fresh=False) is None
     assert store.done("a") and store.done("b")
     # A larger budget: the open hole is searched again, the proof kept.
     store = _store(results)
-    line = _settings_changed(store, results, _spec(60), fresh=False)
+    line = settings_changed(store, results, _spec(60), fresh=False)
     assert line is not None and "search.timeout: 20 → 60" in line, line
     assert "the 1 hole(s) it left open are searched again; its 1 proof(s) are kept" in line
     assert store.done("a") and not store.done("b")
     # The 60 s run is stopped before it searches `b`: the next 60 s run searches it.
     store = _store(results)
-    assert _settings_changed(store, results, _spec(60), fresh=False) is None
+    assert settings_changed(store, results, _spec(60), fresh=False) is None
     assert store.done("a") and not store.done("b")
 
 
 def test_overwrite_starts_the_settings_record_again(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
     store = ResultsStore(results, overwrite=True)
-    assert _settings_changed(store, results, _spec(20), fresh=True) is None
-    assert _settings_changed(store, results, _spec(30), fresh=True) is None
+    assert settings_changed(store, results, _spec(20), fresh=True) is None
+    assert settings_changed(store, results, _spec(30), fresh=True) is None
     runs = (tmp_path / "results.jsonl.runs.jsonl").read_text().splitlines()
     assert len(runs) == 1 and json.loads(runs[0])["settings"]["search"] == {"timeout": 30}
 
@@ -70,20 +70,20 @@ def test_a_run_stopped_after_the_change_leaves_the_rest_to_the_next(tmp_path: Pa
     lines = [{"name": "a", "status": "proved"}, {"name": "b", "status": "failed"},
              {"name": "c", "status": "failed"}]  # fmt: skip
     results.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    assert settings_changed(_store(results), results, _spec(20), fresh=False) is None
     store = _store(results)
-    assert _settings_changed(store, results, _spec(60), fresh=False) is not None
+    assert settings_changed(store, results, _spec(60), fresh=False) is not None
     assert not store.done("b") and not store.done("c")
     with results.open("a") as handle:  # b searched again at 60 s, then the run stopped
         handle.write(json.dumps({"name": "b", "status": "failed"}) + "\n")
     store = _store(results)
-    assert _settings_changed(store, results, _spec(60), fresh=False) is None
+    assert settings_changed(store, results, _spec(60), fresh=False) is None
     assert store.done("a") and store.done("b") and not store.done("c")
 
 
 def test_the_first_run_into_a_new_folder_records_its_settings(tmp_path: Path) -> None:
     results = tmp_path / "new" / "folder" / "results.jsonl"
-    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    assert settings_changed(_store(results), results, _spec(20), fresh=False) is None
     assert (results.parent / "results.jsonl.runs.jsonl").exists()
 
 
@@ -91,9 +91,9 @@ def test_a_larger_tactic_limit_searches_open_holes_again(tmp_path: Path) -> None
     """`--tactic-timeout 10` for a slow `interval` call: the 2 s run's failure was reused."""
     results = tmp_path / "results.jsonl"
     results.write_text(json.dumps({"name": "slow", "status": "failed"}) + "\n")
-    assert _settings_changed(_store(results), results, _spec(20), fresh=False) is None
+    assert settings_changed(_store(results), results, _spec(20), fresh=False) is None
     store = _store(results)
-    line = _settings_changed(store, results, _spec(20, tactic_timeout=10), fresh=False)
+    line = settings_changed(store, results, _spec(20, tactic_timeout=10), fresh=False)
     assert line is not None and "prover_options.tactic_timeout: 2.0 → 10" in line, line
     assert not store.done("slow")
 
@@ -105,5 +105,5 @@ def test_a_run_recorded_before_prover_options_were_is_no_difference(tmp_path: Pa
            "generator_options": {"index": ["t"]}, "search": {"timeout": 20}}  # fmt: skip
     (tmp_path / "results.jsonl.runs.jsonl").write_text(json.dumps({"settings": old}) + "\n")
     store = _store(results)
-    assert _settings_changed(store, results, _spec(20), fresh=False) is None
+    assert settings_changed(store, results, _spec(20), fresh=False) is None
     assert store.done("b")

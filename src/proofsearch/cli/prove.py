@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,20 +146,6 @@ def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
         raise Stop(str(exc), EXIT_USAGE) from None
 
 
-def loose_folder_note(folder: Path, project: Project) -> str | None:
-    """What a folder with no project file was read as (``None``: it has one, or it lies
-    inside a project, which was read instead)."""
-    from proofsearch.project.config import is_root
-
-    if not folder.is_dir() or is_root(folder) or project.root != folder.resolve():
-        return None
-    return (
-        f"{folder}: no _CoqProject: its {len(project.sources)} .v file(s) (subfolders too) "
-        f'as one project, the folder bound to the empty prefix (-Q {folder} ""); add a '
-        "_CoqProject for other -R/-Q lines"
-    )
-
-
 def _prove(args: argparse.Namespace, console: Any) -> int:
     from proofsearch.cli.search import check_tactics_file, search_config
     from proofsearch.project.config import project_key
@@ -172,6 +157,8 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     start = time.perf_counter()
     project, plan = _load(args)
     clock["holes"] = time.perf_counter() - start
+    from proofsearch.cli.prove_output import loose_folder_note
+
     loose = loose_folder_note(args.inputs[0], project)
     if loose and not args.quiet:
         print_notice(console, loose, style="dim")
@@ -275,6 +262,8 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     except SourceError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     if not args.quiet:
+        from proofsearch.cli.prove_output import untraced_lines
+
         for line in untraced_lines(libraries):
             print_notice(message_console(), line)
         for prefix in unsourced:
@@ -286,27 +275,6 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
                 style="dim",
             )
     return [str(trace_dir), *map(str, libraries), *(args.index or [])]
-
-
-def untraced_lines(libraries: list[Path]) -> list[str]:
-    """One line per library trace folder with files that failed to trace."""
-    from proofsearch.project.libraries import untraced_files
-
-    by_folder: dict[Path, list[Any]] = {}
-    for out, record in untraced_files(libraries):
-        by_folder.setdefault(out, []).append(record)
-    lines = []
-    for records in by_folder.values():
-        first = records[0]
-        error = first.error
-        message = " ".join((error.message if error else "").split())[:300].rstrip(".")
-        more = f" ({len(records) - 1} more file(s) of it too)" if len(records) > 1 else ""
-        lines.append(
-            f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
-            f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
-            "without them (does the library compile with the project's -R/-Q/-I lines?)"
-        )
-    return lines
 
 
 def _unfinished_records(
@@ -340,6 +308,7 @@ def _search(
     those of these ``records``' holes (and their parts)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
+    from proofsearch.cli.prove_reuse import forget_stale, settings_changed
     from proofsearch.cli.search import (
         RunFailed,
         _run,
@@ -383,7 +352,7 @@ def _search(
         for name in [n for n in store.existing.records if n.split("#", 1)[0] in holes]:
             del store.existing.records[name]
     console = message_console()
-    retried = _settings_changed(store, output, spec, fresh=overwrite)
+    retried = settings_changed(store, output, spec, fresh=overwrite)
     if retried and not args.quiet:
         print_notice(console, retried)
     todo = [t for t in loaded.theorems if not store.done(t.name)]
@@ -438,72 +407,6 @@ def _present(
     }
     jobs = args.trace_jobs or os.cpu_count() or 1
     return present_found(records, theorems, results, cache, how, jobs)
-
-
-def forget_stale(
-    store: Any, records: list[dict[str, Any]], written: Mapping[str, str] | None = None
-) -> None:
-    """Earlier results are kept only for holes whose file has not changed since (but
-    for ``prove --write`` filling other holes of it: ``written``, each file's sha256
-    before → after), and that did not end in ``error``: the others are searched again
-    (their new result is appended, and read last)."""
-    from proofsearch.project.plan import same_but_written
-
-    digests = {r["name"]: r["source_sha256"] for r in records}
-    existing = store.existing.records
-    for name in [n for n, r in existing.items() if n in digests]:
-        record = existing[name]
-        before = str(record.get("source_sha256"))
-        if record.get("status") == "error" or not same_but_written(
-            before, digests[name], written or {}
-        ):
-            del existing[name]
-
-
-def _settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> str | None:
-    """Record this run's settings beside the results; when they differ from the last
-    run's (``--timeout 60`` after a 20 s run, another generator or ``--index``), forget
-    the holes it left open so they are searched again with the new settings (its proofs
-    stand: each is re-checked before it is written), in this run or, if it is stopped,
-    the next with the same settings. Returns the line that says so. ``fresh``: the
-    earlier results were forgotten (``--overwrite``)."""
-    from proofsearch.data.run_settings import (
-        differences,
-        last_lines,
-        last_settings,
-        record_run,
-        settings_of,
-        settings_start,
-    )
-
-    settings = settings_of(
-        "coq", spec.generator, spec.generator_options, spec.search, spec.prover_options
-    )
-    previous = None if fresh else last_settings(output)
-    changed = differences(previous, settings) if previous is not None else []
-    count, lines = (0, {}) if fresh else last_lines(output)
-    try:
-        record_run(output, settings, resumed=not fresh, results_from=count if changed else None)
-    except OSError as exc:  # the results file's folder is writable, so this is rare
-        raise Stop(
-            f"{output}: cannot record the run's settings beside it: {exc}", EXIT_USAGE
-        ) from None
-    start = settings_start(output)
-    existing = store.existing.records
-    earlier = [
-        name
-        for name, record in existing.items()
-        if record.get("status") != "proved" and lines.get(name, start) < start
-    ]
-    for name in earlier:
-        del existing[name]
-    if not (changed and earlier):
-        return None
-    return (
-        f"settings differ from the last run's ({'; '.join(changed)}): the {len(earlier)} "
-        f"hole(s) it left open are searched again; its {len(existing)} proof(s) are kept "
-        "(--overwrite searches every hole again)"
-    )
 
 
 def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> list[str]:

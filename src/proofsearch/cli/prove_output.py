@@ -187,3 +187,38 @@ def _save(
     }
     path = output.with_name(output.name + ".prove.json")
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def loose_folder_note(folder: Path, project: Project) -> str | None:
+    """What a folder with no project file was read as (``None``: it has one, or it lies
+    inside a project, which was read instead)."""
+    from proofsearch.project.config import is_root
+
+    if not folder.is_dir() or is_root(folder) or project.root != folder.resolve():
+        return None
+    return (
+        f"{folder}: no _CoqProject: its {len(project.sources)} .v file(s) (subfolders too) "
+        f'as one project, the folder bound to the empty prefix (-Q {folder} ""); add a '
+        "_CoqProject for other -R/-Q lines"
+    )
+
+
+def untraced_lines(libraries: list[Path]) -> list[str]:
+    """One line per library trace folder with files that failed to trace."""
+    from proofsearch.project.libraries import untraced_files
+
+    by_folder: dict[Path, list[Any]] = {}
+    for out, record in untraced_files(libraries):
+        by_folder.setdefault(out, []).append(record)
+    lines = []
+    for records in by_folder.values():
+        first = records[0]
+        error = first.error
+        message = " ".join((error.message if error else "").split())[:300].rstrip(".")
+        more = f" ({len(records) - 1} more file(s) of it too)" if len(records) > 1 else ""
+        lines.append(
+            f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
+            f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
+            "without them (does the library compile with the project's -R/-Q/-I lines?)"
+        )
+    return lines
