@@ -41,6 +41,7 @@ from proofsearch.generate.knn.parts import (
     load_parts,
     parse_folder,
     save_parts,
+    strings,
 )
 from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
@@ -356,8 +357,7 @@ def build_corpus(index: IndexPaths | TraceSet, typed_features: bool = True) -> T
 
 
 def _strings(arrays: dict[str, np.ndarray], prefix: str) -> list[str]:
-    table = StringTable.from_arrays(arrays, prefix)
-    return [table[i] for i in range(len(table))]
+    return strings(StringTable.from_arrays(arrays, prefix))
 
 
 def _folder_key(trace: TraceDir) -> str:
