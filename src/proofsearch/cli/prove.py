@@ -308,7 +308,7 @@ def _search(
     those of these ``records``' holes (and their parts)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
-    from proofsearch.cli.prove_reuse import forget_stale, settings_changed
+    from proofsearch.cli.prove_reuse import forget_holes, forget_stale, settings_changed
     from proofsearch.cli.search import (
         RunFailed,
         _run,
@@ -348,9 +348,7 @@ def _search(
         raise Stop(str(exc), EXIT_USAGE) from None
     forget_stale(store, records, read_written(output))
     if forget:
-        holes = {str(r["name"]).split("#", 1)[0] for r in records}
-        for name in [n for n in store.existing.records if n.split("#", 1)[0] in holes]:
-            del store.existing.records[name]
+        forget_holes(store, records)
     console = message_console()
     retried = settings_changed(store, output, spec, fresh=overwrite)
     if retried and not args.quiet:

@@ -35,6 +35,15 @@ def forget_stale(
             del existing[name]
 
 
+def forget_holes(store: Any, records: list[dict[str, Any]]) -> None:
+    """``--overwrite`` with ``--lemma`` or FILES: forget these holes' earlier results (and
+    their parts', ``NAME#…``), keeping every other hole's."""
+    holes = {str(r["name"]).split("#", 1)[0] for r in records}
+    existing = store.existing.records
+    for name in [n for n in existing if n.split("#", 1)[0] in holes]:
+        del existing[name]
+
+
 def settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> str | None:
     """Record this run's settings beside the results; when they differ from the last
     run's (``--timeout 60`` after a 20 s run, another generator or ``--index``), forget
