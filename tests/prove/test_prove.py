@@ -327,6 +327,50 @@ def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+UNIVERSES = """\
+Require Import List.
+Set Printing Universes.
+
+Lemma universes : forall (A : Type) (l : list A), length (l ++ nil) = length l /\\ True.
+Proof.
+  intros A l. split.
+  - admit.
+  - exact I.
+Admitted.
+"""
+
+
+def test_an_admit_under_the_files_printing_universes(tmp_path: Path) -> None:
+    """The goal at ``admit.`` is printed ``A : Type@{Adm.U.1}`` under the file's own
+    ``Set Printing Universes``; its statement must still parse (the universe cannot be
+    named), so that the user's tactics are kept."""
+    folder, log = prove_one_file(tmp_path, "U.v", UNIVERSES)
+    assert log.read_text().splitlines() == ["universes_admit1"]
+    assert (folder / "U.v").read_text() == UNIVERSES.replace(
+        "  - admit.\n  - exact I.\nAdmitted.\n",
+        "  - { revert A l. intros B m; rewrite app_nil_r; reflexivity. }\n  - exact I.\nQed.\n",
+    )
+    done = subprocess.run(["coqc", "-R", ".", "Adm", "U.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_part_that_cannot_be_searched_is_said_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ``admit.`` on a goal printed with an only-printing notation cannot be a
+    statement: the hole is searched from its statement, and the line says why."""
+    text = (
+        'Notation "< x >" := (S x) (at level 0, only printing).\n'
+        "Lemma witness : forall n : nat, S n = n + 1.\nProof.\n  intros n. admit.\nAdmitted.\n"
+    )
+    folder, log = prove_one_file(tmp_path, "W.v", text)
+    assert log.read_text().splitlines() == ["witness"]
+    captured = capsys.readouterr()
+    out = " ".join((captured.out + captured.err).split())
+    assert "1 part(s) could not be searched, such as W.v:witness#admit1: " in out
+    assert "rewrite <- plus_n_Sm" in (folder / "W.v").read_text()
+
+
 PARTIAL = """\
 Require Import Lia.
 

@@ -281,14 +281,18 @@ def _unfinished_records(
     args: argparse.Namespace, plan: HolePlan, results: dict[str, dict[str, Any]], console: Any
 ) -> list[dict[str, Any]]:
     """The holes whose own tactics could not be finished, to search from the statement."""
-    from proofsearch.project.outcome import unfinished
+    from proofsearch.project.outcome import part_errors, unfinished
 
     holes = unfinished(plan.selected, results)
     if holes:  # not progress: what will be written (shown with --quiet too)
+        errors = part_errors(holes, results)
+        why = ""
+        if errors:
+            why = f"; {len(errors)} part(s) could not be searched, such as {errors[0]}"
         print_notice(
             console,
             f"{len(holes)} hole(s) whose own tactics could not be finished "
-            "(admit. or goals left at Admitted): searched again from the statement",
+            f"(admit. or goals left at Admitted): searched again from the statement{why}",
         )
     learn = args.learn_from == "project"
     return plan.theorem_records(learn_from_project=learn, whole=holes) if holes else []

@@ -21,6 +21,7 @@ the hole is searched as a whole, from its statement.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,8 +74,15 @@ def _names(goal: Goal) -> list[str]:
     return [name for hypothesis in goal.hypotheses for name in hypothesis.names]
 
 
+#: A universe instance as ``Set Printing Universes`` prints it after a sort or a
+#: constant (``Type@{Mine.A.1}``, ``list@{u}``): its universes cannot be named in a
+#: statement, and Coq infers them when the instance is left out.
+UNIVERSE_INSTANCE = re.compile(r"(?<=[\w'])@\{[^{}]*\}")
+
+
 def goal_statement(goal: Goal) -> str:
-    """The goal as a closed proposition: its hypotheses quantified, in context order."""
+    """The goal as a closed proposition: its hypotheses quantified, in context order
+    (universe instances the file's printing settings showed left out)."""
     binders: list[str] = []
     for hypothesis in goal.hypotheses:
         for name in hypothesis.names:
@@ -82,7 +90,7 @@ def goal_statement(goal: Goal) -> str:
                 binders.append(f"let {name} : {hypothesis.type} := {hypothesis.body} in")
             else:
                 binders.append(f"forall ({name} : {hypothesis.type}),")
-    return " ".join([*binders, goal.conclusion])
+    return UNIVERSE_INSTANCE.sub("", " ".join([*binders, goal.conclusion]))
 
 
 def part_names(hole: Hole, goals: OpenGoals) -> list[str]:

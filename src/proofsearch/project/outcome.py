@@ -90,6 +90,17 @@ def unfinished(holes: Sequence[Hole], results: Mapping[str, dict[str, Any]]) -> 
     ]
 
 
+def part_errors(holes: Sequence[Hole], results: Mapping[str, dict[str, Any]]) -> list[str]:
+    """Why parts of these holes could not even be searched (``NAME#admit1: statement
+    rejected: …``): not a search that found nothing, so the user is told."""
+    return [
+        f"{part['name']}: {' '.join(str(part.get('error') or 'error').split())}"
+        for hole in holes
+        for part in _part_results(hole, results)
+        if part.get("status") == "error"
+    ]
+
+
 def decide(
     project: Project,
     plan: HolePlan,
