@@ -248,3 +248,16 @@ def test_a_hole_inside_hb_builders_is_closed_by_the_files_own_sentences() -> Non
     )
     assert inner.footer == "HB.end.\nEnd S."
     assert opr0.to_record()["check_in_place"] is True
+
+
+def test_unicode_names_are_names() -> None:
+    """Coq accepts Unicode letters in identifiers: `plus_αβ` is a hole (it was "no
+    name"), and a module `Μod` (a Greek capital Mu) is not read as `od`."""
+    text = (
+        "Lemma plus_αβ : forall a b : nat, a + b = b + a.\nProof.\nAdmitted.\n"
+        "Module Μod.\n  Lemma in_μ : forall n : nat, n * 1 = n.\n  Admitted.\nEnd Μod.\n"
+    )
+    holes, skipped = find_holes(SOURCE, text)
+    assert not skipped
+    assert [h.qualid for h in holes] == ["plus_αβ", "Μod.in_μ"]
+    assert holes[1].footer == "End Μod."

@@ -371,6 +371,22 @@ def test_a_part_that_cannot_be_searched_is_said_why(
     assert "rewrite <- plus_n_Sm" in (folder / "W.v").read_text()
 
 
+def test_the_line_a_proof_breaks_is_the_users(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``breaks FILE:LINE`` names the line of the user's file (line 10, ``Check``), not
+    the line of the file with the proofs filled in (12: two proofs gained a line each)."""
+    text = (
+        "Section Gen.\n  Variable k : nat.\n  Lemma gen_true : 0 + 0 = 0.\n  Proof.\n"
+        "  Admitted.\n  Lemma uses_k : k + 0 = k.\n  Proof.\n  Admitted.\nEnd Gen.\n"
+        "Check (gen_true 3).\n"
+    )
+    folder, _ = prove_one_file(tmp_path, "G.v", text)
+    out = capsys.readouterr().out
+    assert "left Admitted: G.v:3 gen_true: breaks G.v:10: " in out, out
+    assert "symmetry; apply plus_n_O" in (folder / "G.v").read_text()
+
+
 PARTIAL = """\
 Require Import Lia.
 
@@ -401,7 +417,9 @@ Admitted.
 """
 
 
-def test_a_proof_left_unfinished_is_continued_where_it_stopped(tmp_path: Path) -> None:
+def test_a_proof_left_unfinished_is_continued_where_it_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The goals open at ``Admitted`` are searched, and their proofs written after the
     user's last tactic; with a goal outside the focus (an unfinished bullet before
     another), the statement is searched whole, and so it is when a goal the user's
@@ -427,6 +445,12 @@ def test_a_proof_left_unfinished_is_continued_where_it_stopped(tmp_path: Path) -
         "  intros n. destruct n.\nAdmitted.\n", "  intros m; reflexivity.\nQed.\n"
     )
     assert text == expected
+    # The user is told which holes' tactics the written proofs drop, and only those.
+    replaced = [
+        line.split(":")[2] for line in capsys.readouterr().out.splitlines()
+        if line.startswith("your tactics replaced: ")
+    ]  # fmt: skip
+    assert replaced == ["17 unfocused", "23 dead"]
     done = subprocess.run(["coqc", "-R", ".", "Adm", "P.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
 

@@ -24,7 +24,7 @@ def declares(header: str, qualid: str) -> bool:
     *modules, ident = qualid.split(".")
     pattern = re.compile(
         rf"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:{'|'.join(PREFIXES)})\s+)*(?:{_DECLARING})\s+"
-        rf"{re.escape(ident)}(?![A-Za-z0-9_'])"
+        rf"{re.escape(ident)}(?![\w'])"
     )
     stack = ScopeStack()
     for sentence in split_sentences(header):

@@ -150,7 +150,7 @@ def installed_library(logical: str, coqc: str = "coqc") -> CoqLibrary:
     """
     from proofsearch.env.coq.version import coq_where
 
-    if not re.fullmatch(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*", logical):
+    if not re.fullmatch(r"[^\W\d][\w']*(\.[^\W\d][\w']*)*", logical):
         raise LibraryError(
             f"--library {logical!r}: not a logical name; give one such as mathcomp.ssreflect"
         )

@@ -86,6 +86,14 @@ def write_back(
         outcome.left.items(), key=lambda item: (item[0].source.file, item[0].line)
     ):
         print(f"left Admitted: {hole.source.file}:{hole.line} {hole.qualid}: {reason}")
+    for hole in sorted(outcome.filled, key=lambda hole: (hole.source.file, hole.line)):
+        if tactics_replaced(hole, results):
+            print(
+                f"your tactics replaced: {hole.source.file}:{hole.line} {hole.qualid}: they "
+                "could not be continued where they stop (a goal outside the focus or "
+                "shelved, or a part without a proof), so the proof found from the statement "
+                f"replaces them{'' if args.write else ' with --write'}"
+            )
     print_not_searched(plan)
     for hole, lemmas in outcome.resting.items():
         print(
@@ -109,6 +117,13 @@ def write_back(
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused else EXIT_OK
+
+
+def tactics_replaced(hole: Any, results: dict[str, dict[str, Any]]) -> bool:
+    """Whether the hole's own tactics could not be continued: it was proved from its
+    statement, and the written proof drops them."""
+    status = results.get(hole.name, {}).get("status")
+    return bool(hole.partial or hole.admits) and status == "proved"
 
 
 def print_not_searched(plan: HolePlan) -> None:
@@ -165,10 +180,7 @@ def _save(
             }
             if hole in outcome.resting:
                 item["rests_on_admitted"] = outcome.resting[hole]
-            if (hole.partial or hole.admits) and (
-                results.get(hole.name, {}).get("status") == "proved"
-            ):
-                # The user's own tactics could not be finished: proved from the statement.
+            if tactics_replaced(hole, results):
                 item["your_tactics_replaced"] = True
             entry["filled"].append(item)
         else:

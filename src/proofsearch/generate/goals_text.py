@@ -14,7 +14,7 @@ from proofsearch.generate.boolean_cases import case_targets
 from proofsearch.generate.premise_patterns import intro_pattern
 from proofsearch.generate.scrutinees import scrutinees
 
-_HYPOTHESIS = re.compile(r"^([A-Za-z_][\w'.]*(?:[ ,]+[A-Za-z_][\w'.]*)*) : (.+)$")
+_HYPOTHESIS = re.compile(r"^([^\W\d][\w'.]*(?:[ ,]+[^\W\d][\w'.]*)*) : (.+)$")
 _COQ_BINDER = re.compile(r"forall\s+(.+?)\s*,", re.S)
 _LEAN_BINDER = re.compile(r"∀\s+(.+?)\s*,", re.S)
 _BINDER_GROUP = re.compile(r"\(([^():]+):([^()]+)\)|^([^():]+):(.+)$")
@@ -127,7 +127,7 @@ def _by_relevance(context: list[str], binders: list[str], conclusion: str) -> li
     conclusion mentions, the latest first (a section's parameters come first in the
     context and are rarely what to split on), then the conclusion's own binders in
     order, then the rest of the context, the latest first."""
-    words = set(re.findall(r"[A-Za-z_][\w']*", conclusion))
+    words = set(re.findall(r"[^\W\d][\w']*", conclusion))
     mentioned = [name for name in reversed(context) if name in words]
     rest = [name for name in reversed(context) if name not in words]
     return [*mentioned, *binders, *rest]

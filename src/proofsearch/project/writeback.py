@@ -66,7 +66,8 @@ def verify_fills(
         if failure is None:
             return accepted, rejected
         culprit = _blame(scratch, failure, accepted, lines)
-        reason = f"breaks {failure.file}:{failure.line}: {failure.summary}"
+        where = _user_line(failure, accepted, lines, scratch.originals)
+        reason = f"breaks {failure.file}:{where}: {failure.summary}"
         elsewhere = culprit.source.module != failure.module
         if culprit.in_section and (elsewhere or not _inside(lines[culprit], failure.line)):
             reason += SECTION_NOTE
@@ -76,6 +77,27 @@ def verify_fills(
     if failure is not None:
         raise ProjectBroken(failure)
     return accepted, rejected
+
+
+def _user_line(
+    failure: BuildFailure,
+    fills: Iterable[Hole],
+    lines: Mapping[Hole, tuple[int, int]],
+    originals: Mapping[str, str],
+) -> int:
+    """The failing line as the user's file numbers it (the compiler's is a line of the
+    file with the proofs filled in, which has more lines), or the hole's line when the
+    failure lies in a proof written for it."""
+    shift = 0
+    here = sorted((h for h in fills if h.source.module == failure.module), key=lambda h: h.start)
+    for hole in here:
+        first, last = lines[hole]
+        if first <= failure.line <= last:
+            return hole.line
+        if last < failure.line:
+            written = last - first
+            shift += written - originals[hole.source.module][hole.start : hole.end].count("\n")
+    return failure.line - shift
 
 
 def _inside(span: tuple[int, int], line: int) -> bool:

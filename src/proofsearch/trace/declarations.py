@@ -15,13 +15,13 @@ import re
 from dataclasses import dataclass
 
 _ANNOUNCED = re.compile(
-    r"^([A-Za-z_][\w'.]*(?:, [A-Za-z_][\w'.]*)*) (?:is|are) "
+    r"^([^\W\d][\w'.]*(?:, [^\W\d][\w'.]*)*) (?:is|are) "
     r"(?:defined|declared|assumed|recursively defined|corecursively defined)\b"
 )
 _EXPANDS = re.compile(r"Expands to:\s+(\w+)\s+(\S+)")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 _ABOUT_HEAD = re.compile(r"^\S+?(?:@\{[^}]*\})?\s*:\s*", re.S)
-_CONSTRUCTOR = re.compile(r"(?:^|:=|\|)\s*([A-Za-z_][\w']*)\s*(?::|\{)")
+_CONSTRUCTOR = re.compile(r"(?:^|:=|\|)\s*([^\W\d][\w']*)\s*(?::|\{)")
 
 
 def announced_names(messages: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from proofsearch.env.coq import xml
 from proofsearch.trace.schema import Goal, Hypothesis
 
 _NAMES = re.compile(r"([^\s,:]+(?:, [^\s,:]+)*) (:=|:) ")
-_TOKEN = re.compile(r"[A-Za-z_][\w']*|:=|=>|\S")
+_TOKEN = re.compile(r"[^\W\d][\w']*|:=|=>|\S")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 #: Binders and what closes them at their own depth.
 _BINDERS = {"fun": "=>", "forall": ",", "exists": ",", "exists2": ",", "let": "in", "fix": ":="}

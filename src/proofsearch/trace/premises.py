@@ -29,13 +29,13 @@ _INDUCTIVE_WORDS = frozenset(
     {"Inductive", "CoInductive", "Variant", "Record", "Structure", "Class"}
 )
 _SCHEME_SUFFIXES = ("_rect", "_ind", "_rec", "_sind")
-_QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+_QUALID = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*")
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 #: One answer of ``Search``: ``name: statement``, or, when the statement is too long for
 #: the line, ``name:`` with the statement on the lines after it.
 _SEARCH_ENTRY = re.compile(rf"(?P<name>{_QUALID.pattern}):\s+(?P<statement>.+)", re.DOTALL)
 #: The field of a definitional class: ``Class C (A : Type) := field : A -> A.``
-_CLASS_FIELD = re.compile(r":=\s*([A-Za-z_][\w']*)\s*:(?!=)")
+_CLASS_FIELD = re.compile(r":=\s*([^\W\d][\w']*)\s*:(?!=)")
 _GLOBAL = ("Constant", "Inductive", "Constructor")
 
 #: Sends a query (``About foo.``) and calls back with the text of its answer.

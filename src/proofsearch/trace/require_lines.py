@@ -24,7 +24,7 @@ from proofsearch.env.coq.version import stdlib_spellings
 
 _ATTRIBUTES = re.compile(r"^(?:#\[[^\]]*\]\s*)*")
 _REQUIRE = re.compile(r"(?:From\s+(?P<prefix>[\w'.]+)\s+)?Require\b(?P<rest>.*)", re.S)
-_QUALID = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+_QUALID = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*")
 _NOT_NAMES = frozenset({"Import", "Export"})
 
 

@@ -23,7 +23,7 @@ from proofsearch.env.coq.version import stdlib_spellings
 
 #: A name with at least two dotted parts, none starting with a digit (``H.1`` is
 #: ssreflect's projection, not a path).
-_QUALIFIED = re.compile(r"(?<![\w'.])(?:[A-Za-z_][\w']*\.)+[A-Za-z_][\w']*(?![\w'])")
+_QUALIFIED = re.compile(r"(?<![\w'.])(?:[^\W\d][\w']*\.)+[^\W\d][\w']*(?![\w'])")
 #: What follows an object ``Locate`` prints (on its line, or the next when the line is
 #: narrow), when a shorter name than the one asked refers to it at that point.
 _SHORTER = re.compile(r"\(shorter name to refer to it in current context is ([\w'.]+)\)")
@@ -89,7 +89,7 @@ def rename(proof: Sequence[str], names: Mapping[str, str]) -> tuple[str, ...]:
     pattern = re.compile(
         r"(?<![\w'.])(?:"
         + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-        + r")(?![\w']|\.[A-Za-z_])"
+        + r")(?![\w']|\.[^\W\d])"
     )
     return tuple(pattern.sub(lambda m: names[m.group(0)], tactic) for tactic in proof)
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
+IDENT = r"[^\W\d][\w']*"
 _WORD = re.compile(IDENT)
 _ATTRIBUTES = re.compile(r"#\[[^\]]*\]\s*")
 _WITH_DEFINITION = re.compile(r"\bwith\s+(?:Module|Definition)\s+[\w.']+\s*:=")

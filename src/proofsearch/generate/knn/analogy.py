@@ -33,7 +33,7 @@ MAX_EDIT = 8
 MIN_SHARED = 3
 #: An analogous step scores this much below the neighbour's own.
 ANALOGY_PENALTY = -0.05
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*")
+_NAME = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*")
 
 
 def short_name(theorem: Theorem) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 from proofsearch.generate.knn.scope import ModuleTable, Scope
 
 #: A name in a tactic (dotted paths kept whole).
-NAME = re.compile(r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+NAME = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*")
 #: A name fitting more premises than this is not counted as a use of any.
 MAX_READINGS = 8
 
