@@ -371,6 +371,22 @@ def test_a_part_that_cannot_be_searched_is_said_why(
     assert "rewrite <- plus_n_Sm" in (folder / "W.v").read_text()
 
 
+def test_a_brace_left_open_is_closed(tmp_path: Path) -> None:
+    """The goal left inside the user's open ``{`` is proved in a block after it, and the
+    brace is closed before ``Qed`` (it was left open: "This proof is focused")."""
+    text = (
+        "Lemma brace : forall n : nat, n = n /\\ 0 + n = n.\nProof.\n  intros n. split.\n"
+        "  { reflexivity. }\n  {\nAdmitted.\n"
+    )
+    folder, log = prove_one_file(tmp_path, "B.v", text)
+    assert log.read_text().splitlines() == ["brace_rest1"]
+    assert (folder / "B.v").read_text() == text.replace(
+        "  {\nAdmitted.\n", "  {\n  { revert n. intros m; reflexivity. }\n  }\nQed.\n"
+    )
+    done = subprocess.run(["coqc", "-R", ".", "Adm", "B.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_the_line_a_proof_breaks_is_the_users(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -141,15 +141,29 @@ def fill_admits(hole: Hole, blocks: Sequence[str]) -> str:
     assert text.endswith("Admitted.")
     rest = blocks[len(hole.admits) :]
     text = text[: -len("Admitted.")]
-    if rest:
+    unclosed = _unclosed_braces(hole.partial)
+    if rest or unclosed:
         body = text.rstrip()
         indent = _last_indent(body) or hole.tactic_indent
-        text = body + "".join(f"{hole.newline}{indent}{block}" for block in rest)
+        closers = ["}"] * unclosed  # the user's `{` left open: Qed needs them closed
+        text = body + "".join(f"{hole.newline}{indent}{block}" for block in [*rest, *closers])
         text += f"{hole.newline}{hole.qed_indent}"
     text += "Qed."
     for (start, end), block in sorted(zip(hole.admits, blocks, strict=False), reverse=True):
         text = text[:start] + block + text[end:]
     return text
+
+
+def _unclosed_braces(sentences: Sequence[str]) -> int:
+    """How many ``{`` (``2: {`` too) the user's tactics leave open."""
+    depth = 0
+    for sentence in sentences:
+        stripped = sentence.strip()
+        if stripped.endswith("{"):
+            depth += 1
+        elif stripped == "}":
+            depth = max(0, depth - 1)
+    return depth
 
 
 def _last_indent(text: str) -> str:
