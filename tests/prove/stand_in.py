@@ -38,6 +38,7 @@ PROOFS = {
     "sig_pos": "destruct x as [n H]; simpl; exact H",
     "universes_admit1": "intros B m; rewrite app_nil_r; reflexivity",
     "brace_rest1": "intros m; reflexivity",
+    "two": "exists 2; reflexivity",
     "gen_true": "reflexivity",
     "uses_k": "symmetry; apply plus_n_O",
     "witness": "intros n; rewrite <- plus_n_Sm, <- plus_n_O; reflexivity",

@@ -387,6 +387,25 @@ def test_a_brace_left_open_is_closed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_a_definition_is_filled_transparent_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``Definition`` by tactics ends ``Defined.`` (its value computes, as the user's
+    would), and a line says its value is whatever the search found."""
+    text = "Definition two : {n : nat | n = 2}.\nProof.\nAdmitted.\n"
+    folder, _ = prove_one_file(tmp_path, "D.v", text)
+    assert (folder / "D.v").read_text() == text.replace(
+        "Admitted.\n", "  exists 2; reflexivity.\nDefined.\n"
+    )
+    assert "definition filled: D.v:1 two: its value is the proof found" in capsys.readouterr().out
+    (folder / "Use.v").write_text(
+        "From Adm Require Import D.\nExample computes : proj1_sig two = 2 := eq_refl.\n"
+    )
+    for file in ("D.v", "Use.v"):
+        done = subprocess.run(["coqc", "-R", ".", "Adm", file], cwd=folder, capture_output=True)
+        assert done.returncode == 0, done.stderr
+
+
 def test_the_line_a_proof_breaks_is_the_users(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -354,7 +354,8 @@ def _search(
     if forget:
         forget_holes(store, records)
     console = message_console()
-    retried = settings_changed(store, output, spec, fresh=overwrite)
+    selected = {str(r["name"]).split("#", 1)[0] for r in records}
+    retried = settings_changed(store, output, spec, fresh=overwrite, selected=selected)
     if retried and not args.quiet:
         print_notice(console, retried)
     todo = [t for t in loaded.theorems if not store.done(t.name)]

@@ -94,6 +94,13 @@ def write_back(
                 "shelved, or a part without a proof), so the proof found from the statement "
                 f"replaces them{'' if args.write else ' with --write'}"
             )
+    for hole in sorted(outcome.filled, key=lambda hole: (hole.source.file, hole.line)):
+        if hole.is_definition:
+            print(
+                f"definition filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "
+                "is the proof found (ended Defined., so it computes); any value of its type "
+                "was accepted: check it is the one you mean"
+            )
     print_not_searched(plan)
     for hole, lemmas in outcome.resting.items():
         print(
@@ -182,6 +189,8 @@ def _save(
                 item["rests_on_admitted"] = outcome.resting[hole]
             if tactics_replaced(hole, results):
                 item["your_tactics_replaced"] = True
+            if hole.is_definition:
+                item["definition"] = True
             entry["filled"].append(item)
         else:
             entry["left"].append(

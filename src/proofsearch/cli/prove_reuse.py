@@ -44,47 +44,56 @@ def forget_holes(store: Any, records: list[dict[str, Any]]) -> None:
         del existing[name]
 
 
-def settings_changed(store: Any, output: Path, spec: Any, *, fresh: bool) -> str | None:
-    """Record this run's settings beside the results; when they differ from the last
-    run's (``--timeout 60`` after a 20 s run, another generator or ``--index``), forget
-    the holes it left open so they are searched again with the new settings (its proofs
-    stand: each is re-checked before it is written), in this run or, if it is stopped,
-    the next with the same settings. Returns the line that says so. ``fresh``: the
-    earlier results were forgotten (``--overwrite``)."""
+def settings_changed(
+    store: Any, output: Path, spec: Any, *, fresh: bool, selected: set[str]
+) -> str | None:
+    """Record this run's settings beside the results, and forget each hole's failure
+    found under other settings (``--timeout 60`` after a 20 s run, another generator or
+    ``--index``): it is searched again with these (proofs stand: each is re-checked
+    before it is written). A failure found under these very settings is kept, even when
+    runs with others came between. Returns the line that says so for the holes this
+    run searches (``selected``). ``fresh``: the earlier results were forgotten
+    (``--overwrite``)."""
     from proofsearch.data.run_settings import (
         differences,
         last_lines,
-        last_settings,
         record_run,
+        run_starts,
+        settings_at,
         settings_of,
-        settings_start,
     )
 
     settings = settings_of(
         "coq", spec.generator, spec.generator_options, spec.search, spec.prover_options
     )
-    previous = None if fresh else last_settings(output)
-    changed = differences(previous, settings) if previous is not None else []
+    starts = [] if fresh else run_starts(output)
     count, lines = (0, {}) if fresh else last_lines(output)
     try:
-        record_run(output, settings, resumed=not fresh, results_from=count if changed else None)
+        record_run(output, settings, resumed=not fresh, results_from=count)
     except OSError as exc:  # the results file's folder is writable, so this is rare
         raise CommandError(
             str(output), f"cannot record the run's settings beside it: {exc}", code=EXIT_USAGE
         ) from None
-    start = settings_start(output)
     existing = store.existing.records
-    earlier = [
-        name
-        for name, record in existing.items()
-        if record.get("status") != "proved" and lines.get(name, start) < start
-    ]
-    for name in earlier:
+    changed: list[str] = []
+    stale = []
+    for name, record in existing.items():
+        if record.get("status") == "proved":
+            continue
+        before = settings_at(starts, lines.get(name, 0))
+        found = differences(before, settings) if before is not None else []
+        if found:
+            stale.append(name)
+            changed += [d for d in found if d not in changed]
+    for name in stale:
         del existing[name]
-    if not (changed and earlier):
+    ours = [name for name in stale if name.split("#", 1)[0] in selected]
+    if not ours:
         return None
+    if any(d.startswith("search.timeout:") for d in changed):  # follows --timeout
+        changed = [d for d in changed if not d.startswith("prover_options.check_timeout:")]
     return (
-        f"settings differ from the last run's ({'; '.join(changed)}): the {len(earlier)} "
-        f"hole(s) it left open are searched again; its {len(existing)} proof(s) are kept "
-        "(--overwrite searches every hole again)"
+        f"settings differ from those of the run(s) that left {len(ours)} of these hole(s) "
+        f"open ({'; '.join(changed)}): they are searched again; proofs found before are "
+        "kept (--overwrite searches every hole again)"
     )

@@ -80,8 +80,7 @@ def record_run(
     results_from: int | None = None,
 ) -> None:
     """Append this run's line (``resumed``: it kept earlier results; ``results_from``:
-    the results file's line count when these settings took over, see
-    :func:`settings_start`)."""
+    the results file's line count when it started, see :func:`run_starts`)."""
     from proofsearch import __version__
 
     line: dict[str, Any] = {
@@ -99,21 +98,40 @@ def record_run(
         handle.write(json.dumps(line) + "\n")
 
 
-def settings_start(results: str | Path) -> int:
-    """The first line of ``results`` written under the settings of the last run: the
-    ``results_from`` of the last run that changed them (0: every line)."""
+def run_starts(results: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """Each recorded run's first line in ``results`` and its settings, in order: a
+    results line was written under the settings of the last run starting at or before
+    it. A run recorded without ``results_from`` (before every run recorded it) kept the
+    previous run's settings, so it starts nothing new."""
     try:
         lines = runs_path(results).read_text(encoding="utf-8").splitlines()
     except OSError:
-        return 0
-    for text in reversed(lines):
+        return []
+    starts: list[tuple[int, dict[str, Any]]] = []
+    for text in lines:
         try:
-            start = json.loads(text).get("results_from")
-        except (ValueError, AttributeError):
+            run = json.loads(text)
+        except ValueError:
             continue
+        if not isinstance(run, dict) or not isinstance(run.get("settings"), dict):
+            continue
+        start = run.get("results_from")
         if isinstance(start, int):
-            return start
-    return 0
+            starts.append((start, run["settings"]))
+        elif not starts:
+            starts.append((0, run["settings"]))
+    return starts
+
+
+def settings_at(starts: list[tuple[int, dict[str, Any]]], line: int) -> dict[str, Any] | None:
+    """The settings a results line was written under (``None``: no run was recorded). A
+    line older than the first recorded run (a proofsearch that recorded none) counts as
+    that run's."""
+    found = starts[0][1] if starts else None
+    for start, settings in starts:
+        if start <= line:
+            found = settings
+    return found
 
 
 def last_lines(results: str | Path) -> tuple[int, dict[str, int]]:

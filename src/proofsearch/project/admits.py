@@ -148,7 +148,7 @@ def fill_admits(hole: Hole, blocks: Sequence[str]) -> str:
         closers = ["}"] * unclosed  # the user's `{` left open: Qed needs them closed
         text = body + "".join(f"{hole.newline}{indent}{block}" for block in [*rest, *closers])
         text += f"{hole.newline}{hole.qed_indent}"
-    text += "Qed."
+    text += hole.ender
     for (start, end), block in sorted(zip(hole.admits, blocks, strict=False), reverse=True):
         text = text[:start] + block + text[end:]
     return text

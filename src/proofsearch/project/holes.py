@@ -25,8 +25,8 @@ from proofsearch.env.coq.sentences import Sentence, comments_in, split_sentences
 from proofsearch.env.coq.vernac import ScopeStack, command_of
 from proofsearch.trace.sources import Source
 
-#: Statements whose ``Admitted`` proof is a hole (``Definition``s too: ``Admitted`` and
-#: ``Qed`` both leave them opaque, so filling one changes nothing for later code).
+#: Statements whose ``Admitted`` proof is a hole (``Definition``s and ``Instance``s too,
+#: written with ``Defined.``; one whose type is a sort is not searched).
 HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
 #: Why an ``Admitted`` obligation is not searched (a proof resting on one is marked,
 #: :func:`proofsearch.project.writeback.resting_on_admitted`).
@@ -34,6 +34,8 @@ OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
 HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
+#: Holes that define a value by tactics (written ``Defined.``, see :attr:`Hole.ender`).
+DEFINITION_KEYWORDS = frozenset({"Definition", "Instance"})
 #: Statements that may carry their body after ``:=`` (then they open no proof).
 _MAY_HAVE_BODY = frozenset({"Definition", "Instance", "Example"})
 
@@ -82,6 +84,19 @@ class Hole:
     def name(self) -> str:
         """Unique in the project: the file and the qualified name."""
         return f"{self.source.file}:{self.qualid}"
+
+    @property
+    def is_definition(self) -> bool:
+        """A ``Definition`` or ``Instance`` by tactics: its value may matter to the code
+        after it, not only its type."""
+        return command_of(self.statement).word in DEFINITION_KEYWORDS
+
+    @property
+    def ender(self) -> str:
+        """How a filled proof ends: ``Defined.`` for a definition, so that it computes as
+        one the user wrote would (an ``Admitted`` one was opaque: it computed nothing),
+        ``Qed.`` otherwise."""
+        return "Defined." if self.is_definition else "Qed."
 
     def to_record(self, allowed_axioms: Sequence[str] = ()) -> dict[str, Any]:
         """The theorem-file line for ``search``: header, statement, footer, place."""

@@ -19,7 +19,7 @@ from proofsearch.project.holes import Hole
 
 def filled_span(hole: Hole, proof: Sequence[str]) -> str:
     """What replaces ``hole``'s span: ``Proof.``, the user's comments that were in it,
-    one tactic a line, ``Qed.``; for a
+    one tactic a line, ``Qed.`` (``Defined.`` for a definition); for a
     hole searched part by part, ``proof`` holds one block per ``admit.`` and per goal
     left at ``Admitted`` (see :mod:`.admits`)."""
     blocks = len(proof) >= max(len(hole.admits), 1) and all(p.startswith("{ ") for p in proof)
@@ -31,7 +31,7 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
     head = hole.proof_sentence or f"{nl}{hole.indent}Proof."
     notes = "".join(f"{nl}{hole.tactic_indent}{comment}" for comment in hole.comments)
     body = notes + "".join(f"{nl}{hole.tactic_indent}{tactic}." for tactic in proof)
-    return f"{head}{body}{nl}{hole.qed_indent}Qed."
+    return f"{head}{body}{nl}{hole.qed_indent}{hole.ender}"
 
 
 def fill_text(text: str, fills: Mapping[Hole, Sequence[str]]) -> str:
