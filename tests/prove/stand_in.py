@@ -38,6 +38,8 @@ PROOFS = {
     "sig_pos": "destruct x as [n H]; simpl; exact H",
     "universes_admit1": "intros B m; rewrite app_nil_r; reflexivity",
     "brace_rest1": "intros m; reflexivity",
+    "linear": "intros n; lia",
+    "begun_admit1": "intros m; lia",
     "two": "exists 2; reflexivity",
     "gen_true": "reflexivity",
     "uses_k": "symmetry; apply plus_n_O",

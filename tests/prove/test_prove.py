@@ -406,6 +406,40 @@ def test_a_definition_is_filled_transparent_and_said(
         assert done.returncode == 0, done.stderr
 
 
+LTAC2 = """\
+Require Import Lia.
+From Ltac2 Require Import Ltac2.
+
+Lemma linear : forall n : nat, 2 * n <= 3 * n.
+Proof.
+Admitted.
+
+Lemma begun : forall n : nat, n + 0 = n /\\ 1 = 1.
+Proof.
+  intros n. split.
+  - admit.
+  - reflexivity.
+Admitted.
+"""
+
+
+def test_a_file_in_ltac2s_proof_mode(tmp_path: Path) -> None:
+    """Where Ltac2 is the default proof mode, Ltac1's `lia` is no tactic: the search
+    runs in Ltac1's mode, and the written proof says so for itself (`Proof Mode`), or
+    for its block only, amid the user's Ltac2 tactics."""
+    folder, log = prove_one_file(tmp_path, "L.v", LTAC2)
+    assert log.read_text().splitlines() == ["linear", "begun_admit1"]
+    assert (folder / "L.v").read_text() == LTAC2.replace(
+        "Proof.\nAdmitted.\n", 'Proof.\n  Proof Mode "Classic".\n  intros n; lia.\nQed.\n'
+    ).replace(
+        "  - admit.\n  - reflexivity.\nAdmitted.\n",
+        '  - { Proof Mode "Classic". revert n. intros m; lia. Proof Mode "Ltac2". }\n'
+        "  - reflexivity.\nQed.\n",
+    )
+    done = subprocess.run(["coqc", "-R", ".", "Adm", "L.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_the_line_a_proof_breaks_is_the_users(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

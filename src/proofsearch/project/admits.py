@@ -137,6 +137,8 @@ def fill_admits(hole: Hole, blocks: Sequence[str]) -> str:
     goals left at ``Admitted`` after the user's last tactic, and ``Qed.`` at the end."""
     if len(blocks) < len(hole.admits):
         raise ValueError(f"{hole.name}: {len(hole.admits)} admit(s), {len(blocks)} proof(s)")
+    if hole.ltac2_mode:  # the blocks are Ltac1's; the user's tactics around them Ltac2's
+        blocks = [_in_classic_mode(block) for block in blocks]
     text = hole.original
     assert text.endswith("Admitted.")
     rest = blocks[len(hole.admits) :]
@@ -152,6 +154,13 @@ def fill_admits(hole: Hole, blocks: Sequence[str]) -> str:
     for (start, end), block in sorted(zip(hole.admits, blocks, strict=False), reverse=True):
         text = text[:start] + block + text[end:]
     return text
+
+
+def _in_classic_mode(block: str) -> str:
+    """``{ tac. }`` run in Ltac1's proof mode inside a proof in Ltac2's (checked with
+    ``coqc``: ``Proof Mode`` holds for the rest of the proof, so the block sets it back)."""
+    inner = block.removeprefix("{ ").removesuffix(" }")
+    return '{ Proof Mode "Classic". ' + inner + ' Proof Mode "Ltac2". }'
 
 
 def _unclosed_braces(sentences: Sequence[str]) -> int:

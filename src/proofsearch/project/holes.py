@@ -34,6 +34,9 @@ OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
 HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
+#: What the search's header adds where Ltac2 is the default proof mode: its tactics,
+#: learned and built-in, are Ltac1's (``lia`` is not an Ltac2 tactic).
+CLASSIC_MODE = '\nSet Default Proof Mode "Classic".\n'
 #: Holes that define a value by tactics (written ``Defined.``, see :attr:`Hole.ender`).
 DEFINITION_KEYWORDS = frozenset({"Definition", "Instance"})
 #: Statements that may carry their body after ``:=`` (then they open no proof).
@@ -79,6 +82,10 @@ class Hole:
     functor_parameters: tuple[str, ...] = ()
     #: Inside a scope Hierarchy-Builder opened: no name reaches it after the footer.
     check_in_place: bool = False
+    #: Ltac2 is the file's default proof mode at the hole: the search runs in Ltac1's
+    #: (``Set Default Proof Mode "Classic"`` after the header), and the written proof
+    #: says ``Proof Mode "Classic".`` (:mod:`.patch`).
+    ltac2_mode: bool = False
 
     @property
     def name(self) -> str:
@@ -103,7 +110,7 @@ class Hole:
         return {
             "name": self.name,
             "statement": self.statement,
-            "header": self.header,
+            "header": self.header + (CLASSIC_MODE if self.ltac2_mode else ""),
             "footer": self.footer,
             "qualid": self.qualid,
             "module": self.source.module,
@@ -215,9 +222,11 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     holes: list[Hole] = []
     skipped: list[Skipped] = []
     covered: set[int] = set()  # the Admitted sentences of holes and of skipped proofs
+    ltac2 = False
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
+        ltac2 = vernac.ltac2_mode_after(sentence.text, ltac2)
         program = _leaves_obligations(command)
         goal = command.word == "Goal"
         if command.word not in HOLE_KEYWORDS and not goal:
@@ -304,6 +313,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 comments=tuple(comments_in(text[after_proof : sentences[admitted].start])),
                 functor_parameters=stack.functor_parameters(),
                 check_in_place="hb" in kinds,
+                ltac2_mode=ltac2,
             )
         )
     skipped += _other_admitted(source, text, sentences, covered)

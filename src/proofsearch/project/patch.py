@@ -30,6 +30,8 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
     nl = hole.newline
     head = hole.proof_sentence or f"{nl}{hole.indent}Proof."
     notes = "".join(f"{nl}{hole.tactic_indent}{comment}" for comment in hole.comments)
+    if hole.ltac2_mode:  # the proof found is Ltac1's; Ltac2 stays the file's mode after it
+        notes += f'{nl}{hole.tactic_indent}Proof Mode "Classic".'
     body = notes + "".join(f"{nl}{hole.tactic_indent}{tactic}." for tactic in proof)
     return f"{head}{body}{nl}{hole.qed_indent}{hole.ender}"
 

@@ -332,3 +332,23 @@ class ScopeStack:
     def qualify(self, ident: str) -> str:
         """``ident`` qualified by the open modules (sections add nothing once closed)."""
         return ".".join([*self.module_path(), ident])
+
+
+_PROOF_MODE = re.compile(r'\bSet\s+Default\s+Proof\s+Mode\s+"(\w+)"')
+_LTAC2_IMPORT = re.compile(
+    r"\b(?:Import|Export)\b.*\bLtac2\b|\bFrom\s+Ltac2\s+Require\s+(?:Import|Export)\b"
+)
+
+
+def ltac2_mode_after(text: str, ltac2: bool) -> bool:
+    """Whether Ltac2 is the default proof mode after this sentence (``ltac2``: before
+    it). Importing any of Ltac2's modules makes it so (``From Ltac2 Require Import
+    Ltac2.``, checked with ``coqc``; a bare ``Require`` does not); ``Set Default Proof
+    Mode "…"`` sets it."""
+    mode = _PROOF_MODE.search(text)
+    if mode:
+        return mode.group(1) == "Ltac2"
+    word = command_of(text).word
+    if word in {"From", "Require", "Import", "Export"} and _LTAC2_IMPORT.search(text):
+        return True
+    return ltac2
