@@ -18,3 +18,16 @@ def test_tactics_stopped_at_the_per_tactic_limit_are_said() -> None:
     )
     assert _why_not({"status": "failed", "timeouts": {}}) == "no proof: search tree exhausted"
     assert _why_not({"status": "open"}) == "no proof within the budget"
+
+
+def test_general_automation_at_the_limit_gets_no_advice() -> None:
+    """`firstorder` stopped at the limit somewhere in the tree is routine: an audit
+    followed the advice (`--tactic-timeout 10`) and nothing changed. A project's own
+    slow tactic among them is the one named."""
+    record = {"status": "open", "timeouts": {"firstorder using": 3, "eauto": 1}}
+    assert _why_not(record) == (
+        "no proof within the budget (2 tactic(s) stopped at the per-tactic limit, such as "
+        "`firstorder using`)"
+    )
+    record["timeouts"] = {"firstorder using": 3, "my_slow_tac 3": 1}
+    assert _why_not(record).endswith("`my_slow_tac 3`: a larger --tactic-timeout may prove it)")
