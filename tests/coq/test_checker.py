@@ -148,3 +148,22 @@ def test_in_place_check_for_a_lemma_no_name_reaches_after_the_footer() -> None:
         footer="End M.", in_place=True,
     )  # fmt: skip
     assert not cheat.ok and "shadow" in cheat.message
+
+
+def test_typing_flags_are_said_and_a_projects_own_are_accepted() -> None:
+    """Under `-impredicative-set` every lemma prints `Theory: Set is impredicative`, and
+    under `-type-in-type` `X relies on an unsafe hierarchy`: a project's own flags (a
+    `prove` hole: any_axiom) are its logic; elsewhere they are a finding, said in words
+    (the reason was a bare "Theory:")."""
+    statement, proof = "Lemma z : forall n : nat, n = n.", ["reflexivity"]
+    for flag, said in [
+        ("-impredicative-set", "typing flags: Set is impredicative"),
+        ("-type-in-type", "typing flags: relies on an unsafe hierarchy; Type hierarchy is"),
+    ]:
+        strict = check_proof("", statement, proof, args=[flag])
+        assert not strict.ok and strict.message.startswith(said), strict.message
+        assert check_proof("", statement, proof, args=[flag], any_axiom=True).ok
+    # An unguarded fixpoint of the header is a finding too, not "unexpected output".
+    header = "Unset Guard Checking.\nFixpoint f (n : nat) : nat := f n.\nSet Guard Checking."
+    verdict = check_proof(header, "Lemma g : f 0 = f 0.", ["reflexivity"])
+    assert not verdict.ok and "is assumed to be guarded" in verdict.message, verdict.message

@@ -126,18 +126,31 @@ def proof_structure_problem(statement: str, proof: Sequence[str]) -> str:
     return ""
 
 
+#: What ``Print Assumptions`` says of a typing flag under ``Axioms:`` (a constant
+#: compiled with ``-type-in-type``, an unguarded fixpoint), and under ``Theory:``.
+_FLAG_LINE = re.compile(
+    r"^(\S+) (relies on an unsafe hierarchy|relies on definitional UIP|"
+    r"is assumed to be guarded|is assumed to be positive)\.?$"
+)
+
+
 def parse_assumptions(
-    output: str, *, in_section: bool = False
+    output: str, *, in_section: bool = False, accept_flags: bool = False
 ) -> tuple[bool, tuple[str, ...], str]:
     """Read ``Print Assumptions``: (closed-or-only-axioms, axiom names, other findings).
 
     ``in_section``: printed before the lemma's Sections close, where the section
     variables it uses are listed (``Section Variables:``); they become its arguments at
-    ``End``, so they are neither axioms nor findings."""
-    if "Closed under the global context" in output:
+    ``End``, so they are neither axioms nor findings. Typing flags (``Theory: Set is
+    impredicative``, ``X relies on an unsafe hierarchy``) are findings, said in words,
+    unless ``accept_flags``: a user's project chose them (``-impredicative-set``, a
+    library built with ``-type-in-type`` such as UniMath), and no tactic can set one
+    (the guard keeps vernacular out)."""
+    if "Closed under the global context" in output and "Theory:" not in output:
         return True, (), ""
     axioms: list[str] = []
     other: list[str] = []
+    flags: list[str] = []
     section = ""
     headed = False
     for line in output.splitlines():
@@ -145,16 +158,26 @@ def parse_assumptions(
             continue
         if not line[0].isspace() and line.rstrip().endswith(":"):
             section = line.strip()
-            if section != "Axioms:" and not (in_section and section == "Section Variables:"):
+            known = {"Axioms:", "Theory:"} | ({"Section Variables:"} if in_section else set())
+            if section not in known:
                 other.append(section)
             headed = True
+            continue
+        if section == "Theory:":
+            flags.append(line.strip())
+            continue
+        flag = _FLAG_LINE.match(line.strip())
+        if flag and section == "Axioms:":
+            flags.append(flag.group(2))
             continue
         # "name : type", or a long name alone with ": type" indented on the next line.
         match = re.match(r"^(\S+)(?: :|$)", line)
         if match and section == "Axioms:":
             axioms.append(match.group(1))
-    if not headed or ("Axioms:" in output.splitlines() and not axioms):
+    if not headed or ("Axioms:" in output.splitlines() and not axioms and not flags):
         return False, (), f"unexpected Print Assumptions output: {output.strip()[:500]}"
+    if flags and not accept_flags:
+        other.append(f"typing flags: {'; '.join(dict.fromkeys(flags))}")
     return not other, tuple(axioms), "; ".join(other)
 
 
@@ -273,7 +296,7 @@ def check_proof(
         if isinstance(runs, CheckResult):
             return runs
         compiled, printed = runs
-        clean, printed_axioms, other = parse_assumptions(printed.stdout)
+        clean, printed_axioms, other = parse_assumptions(printed.stdout, accept_flags=any_axiom)
         # Axioms the header declares print under the check's own module.
         axioms = tuple(a.removeprefix(f"{MODULE}.") for a in printed_axioms)
         if not clean:
@@ -371,7 +394,7 @@ def _check_in_place(
     printed = "\n".join(lines[after[0] + 1 :])
     if not printed.strip():
         return CheckResult(False, "Print Assumptions printed nothing", disagreement=True)
-    clean, axioms, other = parse_assumptions(printed, in_section=True)
+    clean, axioms, other = parse_assumptions(printed, in_section=True, accept_flags=allowed is None)
     if not clean:
         return CheckResult(False, other or "not closed", axioms)
     if allowed is not None:
