@@ -17,7 +17,8 @@ from typing import Any
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.theorem import Theorem
 
-PROOFS = {
+#: A hole's tactics, or several in the order they are offered.
+PROOFS: dict[str, str | tuple[str, ...]] = {
     "dbl_add": "reflexivity",
     "f_twice": "apply f_id",
     "zero_zero": "reflexivity",
@@ -40,6 +41,8 @@ PROOFS = {
     "brace_rest1": "intros m; reflexivity",
     "linear": "intros n; lia",
     "begun_admit1": "intros m; lia",
+    # The first uses the hypothesis `Proof using -(H0).` excludes: refused at its Qed.
+    "u2": ("now destruct x", "symmetry; exact Hxy"),
     "two": "exists 2; reflexivity",
     "gen_true": "reflexivity",
     "uses_k": "symmetry; apply plus_n_O",
@@ -74,8 +77,9 @@ class ByName(TacticGenerator):
                     source.write("(* edited during the run *)\n")
             if qualid == self.hang_on and (self.hang_while is None or self.hang_while.exists()):
                 time.sleep(3600)
-        tactic = PROOFS.get(qualid)
-        return [Suggestion(tactic, 0.0)] if tactic else []
+        tactics = PROOFS.get(qualid) or ()
+        tactics = (tactics,) if isinstance(tactics, str) else tactics
+        return [Suggestion(tactic, -float(rank)) for rank, tactic in enumerate(tactics)]
 
 
 def by_name(**options: Any) -> ByName:

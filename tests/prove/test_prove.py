@@ -440,6 +440,21 @@ def test_a_file_in_ltac2s_proof_mode(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_a_proof_using_clause_is_part_of_the_search(tmp_path: Path) -> None:
+    """A proof that uses the section hypothesis `Proof using -(H0).` excludes is refused
+    by the re-check (it failed only at the rebuild, and the hole stayed Admitted), and the
+    search goes on to one that does not."""
+    text = (
+        "Section Sec.\n  Variable x y : nat.\n  Hypothesis H0 : x + 0 = x.\n"
+        "  Hypothesis Hxy : x = y.\n  Lemma u2 : y = x.\n  Proof using -(H0).\n"
+        "  Admitted.\nEnd Sec.\n"
+    )
+    folder, _ = prove_one_file(tmp_path, "U.v", text)
+    assert (folder / "U.v").read_text() == text.replace(
+        "  Admitted.\n", "    symmetry; exact Hxy.\n  Qed.\n"
+    )
+
+
 def test_the_line_a_proof_breaks_is_the_users(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from proofsearch.bench.stdlib_extract import StdlibLemma
 from proofsearch.env.coq import vernac
+from proofsearch.env.coq.checker import PROOF_USING
 from proofsearch.env.coq.sentences import Sentence, comments_in, split_sentences
 from proofsearch.env.coq.vernac import ScopeStack, command_of
 from proofsearch.trace.sources import Source
@@ -111,6 +112,13 @@ class Hole:
             "name": self.name,
             "statement": self.statement,
             "header": self.header + (CLASSIC_MODE if self.ltac2_mode else ""),
+            # Its re-check opens the proof as the file does: a proof using a section
+            # variable the clause excludes is refused there, and the search goes on.
+            **(
+                {"proof_using": self.proof_sentence}
+                if PROOF_USING.fullmatch(self.proof_sentence.strip())
+                else {}
+            ),
             "footer": self.footer,
             "qualid": self.qualid,
             "module": self.source.module,

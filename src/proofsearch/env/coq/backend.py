@@ -262,6 +262,7 @@ class CoqProver(Prover):
             any_axiom=bool(theorem.extra.get("any_axiom")),
             functor_parameters=tuple(theorem.extra.get("functor_parameters") or ()),
             in_place=bool(theorem.extra.get("check_in_place")),
+            proof_using=str(theorem.extra.get("proof_using") or ""),
         )
 
     def check_tactic(self, tactic: str) -> str:

@@ -99,9 +99,17 @@ def statement_name(statement: str) -> str | None:
 FIRST_GOAL = 'Set Default Goal Selector "1".'
 
 
-def proof_script(header: str, statement: str, proof: Sequence[str]) -> str:
-    """The whole ``.v`` text of a proof, as it is compiled and as it is exported."""
-    lines = [header.rstrip(), FIRST_GOAL, statement.strip(), "Proof."]
+#: A ``Proof using …`` sentence a lemma inside a Section may carry (``Proof using x.``,
+#: ``Proof using -(H0).``, ``Proof using Type*.``): one sentence, no other command.
+PROOF_USING = re.compile(r"Proof\s+using\b[^.]*\.")
+
+
+def proof_script(header: str, statement: str, proof: Sequence[str], proof_using: str = "") -> str:
+    """The whole ``.v`` text of a proof, as it is compiled and as it is exported.
+    ``proof_using``: the lemma's own ``Proof using …`` sentence, so that a proof using a
+    section variable it excludes fails at ``Qed`` as it would in the user's file."""
+    opening = proof_using.strip() if PROOF_USING.fullmatch(proof_using.strip()) else "Proof."
+    lines = [header.rstrip(), FIRST_GOAL, statement.strip(), opening]
     lines += [f"  {tactic}." for tactic in proof]
     lines.append("Qed.")
     return "\n".join(line for line in lines if line) + "\n"
@@ -246,6 +254,7 @@ def check_proof(
     any_axiom: bool = False,
     functor_parameters: Sequence[str] = (),
     in_place: bool = False,
+    proof_using: str = "",
 ) -> CheckResult:
     """Compile the proof from scratch and require it to rest on allowed axioms only.
 
@@ -258,6 +267,7 @@ def check_proof(
     is inside, which make the check an in-place one): see the module's docstring.
     ``in_place``: print the assumptions inside the file too (a lemma no name reaches
     after the footer: one inside Hierarchy-Builder's ``HB.builders … HB.end.``).
+    ``proof_using``: the lemma's ``Proof using …`` sentence (:func:`proof_script`).
     """
     if (functor_parameters or in_place) and header_suffix.strip():
         return CheckResult(
@@ -269,7 +279,7 @@ def check_proof(
             header, statement, proof, footer,
             coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
             allowed=None if any_axiom else set(allowed_axioms),
-            parameters=frozenset(functor_parameters),
+            parameters=frozenset(functor_parameters), proof_using=proof_using,
         )  # fmt: skip
     name = name or statement_name(statement)
     if name is None:
@@ -282,7 +292,7 @@ def check_proof(
     if suffix:
         # Where the libraries are listed costs nothing: the file loads them anyway.
         header = f"{header.rstrip()}\nPrint Libraries.\n{suffix}\nPrint Libraries.\n"
-    source = proof_script(header, statement, proof) + (
+    source = proof_script(header, statement, proof, proof_using) + (
         footer.strip() + "\n" if footer.strip() else ""
     )
     printing = (
@@ -364,6 +374,7 @@ def _check_in_place(
     memory_limit: int | None,
     allowed: set[str] | None,
     parameters: frozenset[str],
+    proof_using: str = "",
 ) -> CheckResult:
     """:func:`check_proof` with ``Print Assumptions`` in the compiled file itself, after
     a marker no tactic can know; ``allowed`` None: any axiom; the fields of the functor
@@ -376,7 +387,7 @@ def _check_in_place(
         return CheckResult(False, problem)
     marker = f"proofsearch_assumptions_{secrets.token_hex(16)}"
     source = (
-        proof_script(header, statement, proof)
+        proof_script(header, statement, proof, proof_using)
         + f"Locate {marker}.\nSet Printing Width 100000.\nPrint Assumptions {name}.\n"
         + (footer.strip() + "\n" if footer.strip() else "")
     )
