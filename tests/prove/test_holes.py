@@ -261,3 +261,18 @@ def test_unicode_names_are_names() -> None:
     assert not skipped
     assert [h.qualid for h in holes] == ["plus_αβ", "Μod.in_μ"]
     assert holes[1].footer == "End Μod."
+
+
+def test_a_refine_instance_is_said_for_what_it_is() -> None:
+    """`#[refine] Instance … := {…}. Proof. Admitted.` was "an Instance is not a hole
+    (holes: … named Instances)", which contradicts itself."""
+    text = (
+        "Class C := { c : nat; c_pos : c > 0 }.\n"
+        "#[refine] Instance i : C := { c := 1 }.\nProof.\nAdmitted.\n"
+    )
+    holes, skipped = find_holes(SOURCE, text)
+    assert not holes
+    assert [(s.line, s.ident, s.reason) for s in skipped] == [
+        (2, "i", "an Instance whose value is given with := and finished by tactics "
+         "(#[refine], Program) is not a hole")
+    ]  # fmt: skip

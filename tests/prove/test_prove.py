@@ -101,6 +101,13 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert prove(str(folder), "Base.v", "--list") == 0
     line = "not searched: Base.v:{} half: a Fixpoint is not a hole (holes: lemmas, Examples, "
     assert line.format(FILES["Base.v"].count("\n") + 1) in capsys.readouterr().out
+    # `--lemma` naming it says why it is not searched (it said "no hole … matches").
+    assert prove(str(folder), "Base.v", "--lemma", "half", "--list") == 2
+    assert capsys.readouterr().err.strip() == (
+        f"proofsearch prove: --lemma half: half (Base.v:{FILES['Base.v'].count(chr(10)) + 1}) "
+        "is not searched: a Fixpoint is not a hole (holes: lemmas, Examples, Definitions and "
+        "named Instances)"
+    )
     (folder / "Base.v").write_text("Fixpoint half (n : nat) : nat.\nAdmitted.\n")
     assert prove(str(folder), "Base.v") == 2
     out, err = capsys.readouterr()

@@ -360,9 +360,15 @@ def _other_admitted(
             owner = _obligations_owner(sentences, opener)
             found.append(Skipped(source, line, owner, OBLIGATION_REASON))
         else:
-            what = command.word or "proof"
+            what = command.word if command.word[:1].isupper() else "proof"
             article = "an" if what[:1] in "AEIOU" else "a"
-            reason = f"{article} {what} is not a hole (holes: {HOLE_KINDS})"
+            if what in HOLE_KEYWORDS:  # `#[refine] Instance … := {…}. Proof. Admitted.`
+                reason = (
+                    f"{article} {what} whose value is given with := and finished by tactics "
+                    "(#[refine], Program) is not a hole"
+                )
+            else:
+                reason = f"{article} {what} is not a hole (holes: {HOLE_KINDS})"
             found.append(Skipped(source, line, command.ident, reason))
     return found
 

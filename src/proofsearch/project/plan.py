@@ -4,6 +4,7 @@ then top to bottom, so a proof found early is learned before later holes are sea
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -106,10 +107,18 @@ def plan_holes(
         plan.selected = select_lemmas(plan.selected, lemmas)
         for pattern in lemmas:
             if not select_lemmas(plan.selected, [pattern]):
-                raise SourceError(
-                    f"--lemma {pattern}: no hole of the selected files matches; "
-                    "--list shows the holes"
+                skipped = [
+                    s for s in plan.not_searched
+                    if fnmatch.fnmatchcase(s.ident, pattern)
+                    or fnmatch.fnmatchcase(f"{s.source.file}:{s.ident}", pattern)
+                ]  # fmt: skip
+                why = (
+                    f"{skipped[0].ident} ({skipped[0].source.file}:{skipped[0].line}) is not "
+                    f"searched: {skipped[0].reason}"
+                    if skipped
+                    else "no hole of the selected files matches; --list shows the holes"
                 )
+                raise SourceError(f"--lemma {pattern}: {why}")
     return plan
 
 
