@@ -43,6 +43,7 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "begun_admit1": "intros m; lia",
     # The first uses the hypothesis `Proof using -(H0).` excludes: refused at its Qed.
     "u2": ("now destruct x", "symmetry; exact Hxy"),
+    "used_admit1": "intros m; exact Hxy",
     "two": "exists 2; reflexivity",
     "gen_true": "reflexivity",
     "uses_k": "symmetry; apply plus_n_O",

@@ -462,6 +462,23 @@ def test_a_proof_using_clause_is_part_of_the_search(tmp_path: Path) -> None:
     )
 
 
+def test_a_begun_proof_under_proof_using_keeps_the_section_free(tmp_path: Path) -> None:
+    """A block that reverted the Section's variables and hypotheses made the proof use
+    all of them, and `Proof using Hxy.` broke at `Qed`: they stay free in the part's
+    statement, and only the proof's own hypotheses are reverted."""
+    text = (
+        "Section Sec.\n  Variable x y : nat.\n  Hypothesis H0 : x + 0 = x.\n"
+        "  Hypothesis Hxy : x = y.\n  Lemma used : forall n : nat, n = n /\\ x = y.\n"
+        "  Proof using Hxy.\n    intros n. split.\n    - reflexivity.\n    - admit.\n"
+        "  Admitted.\nEnd Sec.\n"
+    )
+    folder, log = prove_one_file(tmp_path, "P.v", text)
+    assert log.read_text().splitlines() == ["used_admit1"]
+    assert (folder / "P.v").read_text() == text.replace(
+        "    - admit.\n  Admitted.\n", "    - { revert n. intros m; exact Hxy. }\n  Qed.\n"
+    )
+
+
 def test_the_line_a_proof_breaks_is_the_users(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -38,6 +38,11 @@ class OpenGoals:
 
     admits: tuple[Goal, ...]
     rest: tuple[Goal, ...]
+    #: The hypotheses the proof began with (a Section's variables), as ``(name, type,
+    #: body)``: left free in the parts' statements (they are in scope at the hole) and
+    #: not reverted, so that a block uses only those its proof needs (under ``Proof
+    #: using x.`` one that reverted them all broke at ``Qed``).
+    fixed: frozenset[tuple[str, str, str | None]] = frozenset()
 
 
 def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
@@ -49,13 +54,16 @@ def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
     name = f"{module}.{hole.qualid}"
     trace = TraceDir(trace_dir)
     try:
-        steps = [
-            step
-            for step in trace.steps(module)
-            if step.lemma == name and step.tactic.strip() == "admit." and step.goals
-        ]
+        own = sorted((s for s in trace.steps(module) if s.lemma == name), key=lambda s: s.offset)
     except (OSError, TraceFormatError):
         return None
+    steps = [step for step in own if step.tactic.strip() == "admit." and step.goals]
+    fixed = frozenset(
+        (name, hypothesis.type, hypothesis.body)
+        for hypothesis in (own[0].goals[0].hypotheses if own and own[0].goals else [])
+        for name in hypothesis.names
+        if name in hole.section_names
+    )
     if len(steps) != len(hole.admits):
         return None
     admits = tuple(step.goals[0] for step in sorted(steps, key=lambda s: s.offset))
@@ -63,15 +71,20 @@ def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
     recorded = record.admitted if record is not None else None
     if recorded is None or name not in recorded:
         # A trace made before the goals at Admitted were recorded: the admits alone.
-        return OpenGoals(admits, ()) if admits else None
+        return OpenGoals(admits, (), fixed) if admits else None
     rest = recorded[name]
     if rest is None or not (admits or rest):
         return None
-    return OpenGoals(admits, tuple(rest))
+    return OpenGoals(admits, tuple(rest), fixed)
 
 
-def _names(goal: Goal) -> list[str]:
-    return [name for hypothesis in goal.hypotheses for name in hypothesis.names]
+def _names(goal: Goal, fixed: frozenset[tuple[str, str, str | None]] = frozenset()) -> list[str]:
+    return [
+        name
+        for hypothesis in goal.hypotheses
+        for name in hypothesis.names
+        if (name, hypothesis.type, hypothesis.body) not in fixed
+    ]
 
 
 #: A universe instance as ``Set Printing Universes`` prints it after a sort or a
@@ -80,12 +93,15 @@ def _names(goal: Goal) -> list[str]:
 UNIVERSE_INSTANCE = re.compile(r"(?<=[\w'])@\{[^{}]*\}")
 
 
-def goal_statement(goal: Goal) -> str:
-    """The goal as a closed proposition: its hypotheses quantified, in context order
-    (universe instances the file's printing settings showed left out)."""
+def goal_statement(goal: Goal, fixed: frozenset[tuple[str, str, str | None]] = frozenset()) -> str:
+    """The goal as a proposition: its hypotheses quantified, in context order, but for
+    the ``fixed`` ones (a Section's, in scope at the hole), universe instances the
+    file's printing settings showed left out."""
     binders: list[str] = []
     for hypothesis in goal.hypotheses:
         for name in hypothesis.names:
+            if (name, hypothesis.type, hypothesis.body) in fixed:
+                continue
             if hypothesis.body is not None:
                 binders.append(f"let {name} : {hypothesis.type} := {hypothesis.body} in")
             else:
@@ -113,11 +129,11 @@ def admit_records(hole: Hole, goals: OpenGoals, base: dict[str, Any]) -> list[di
             {
                 **base,
                 "name": name,
-                "statement": f"Lemma {ident} : {goal_statement(goal)}.",
+                "statement": f"Lemma {ident} : {goal_statement(goal, goals.fixed)}.",
                 "qualid": qualifier + ident,
                 "admit_of": hole.name,
                 "parts": names,
-                "reverts": _names(goal),
+                "reverts": _names(goal, goals.fixed),
             }
         )
     return records

@@ -35,6 +35,22 @@ OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
 HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
+#: Section commands that declare names the lemmas of the Section see.
+_SECTION_CONTEXT = frozenset(
+    {"Variable", "Variables", "Hypothesis", "Hypotheses", "Context", "Let", "Parameter"}
+)
+_BINDER_NAMES = re.compile(
+    rf"(?:[({{\[`]|\b(?:{'|'.join(sorted(_SECTION_CONTEXT))})\b)\s*"
+    rf"((?:{vernac.IDENT}\s+)*{vernac.IDENT})\s*:(?!=)"
+)
+
+
+def _declared_names(text: str) -> list[str]:
+    """The names a Section command declares (over-approximated: a name that is not
+    one is never among a proof's first hypotheses, which it is compared with)."""
+    return [name for group in _BINDER_NAMES.findall(text) for name in group.split()]
+
+
 #: What the search's header adds where Ltac2 is the default proof mode: its tactics,
 #: learned and built-in, are Ltac1's (``lia`` is not an Ltac2 tactic).
 CLASSIC_MODE = '\nSet Default Proof Mode "Classic".\n'
@@ -87,6 +103,9 @@ class Hole:
     #: (``Set Default Proof Mode "Classic"`` after the header), and the written proof
     #: says ``Proof Mode "Classic".`` (:mod:`.patch`).
     ltac2_mode: bool = False
+    #: The names the open Sections declare (``Variable x y : nat.``, ``Context (A :
+    #: Type).``, ``Hypothesis H : …``): a begun proof's block leaves them free.
+    section_names: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -231,10 +250,15 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     skipped: list[Skipped] = []
     covered: set[int] = set()  # the Admitted sentences of holes and of skipped proofs
     ltac2 = False
+    section_names: set[str] = set()
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
         ltac2 = vernac.ltac2_mode_after(sentence.text, ltac2)
+        if "section" not in stack.kinds:
+            section_names = set()
+        elif command.word in _SECTION_CONTEXT:
+            section_names |= set(_declared_names(sentence.text))
         program = _leaves_obligations(command)
         goal = command.word == "Goal"
         if command.word not in HOLE_KEYWORDS and not goal:
@@ -322,6 +346,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 functor_parameters=stack.functor_parameters(),
                 check_in_place="hb" in kinds,
                 ltac2_mode=ltac2,
+                section_names=frozenset(section_names),
             )
         )
     skipped += _other_admitted(source, text, sentences, covered)
