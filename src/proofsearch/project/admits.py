@@ -5,7 +5,9 @@ Each ``admit.`` is a goal of its own. The project's trace recorded the goal each
 (``forall (h : T), …``, a hypothesis with a body as ``let h : T := b in …``), becomes
 a lemma of its own to search, at the hole's place. A proof ``P`` of it replaces the
 ``admit.`` as ``{ revert h1 … hn. P. }``: reverting the context in order turns the live
-goal into exactly that statement.
+goal into exactly that statement. The Section's variables the proof began with stay
+free (in scope at the hole) and are not reverted, so the proof uses only those ``P``
+needs, as ``Proof using`` requires.
 
 A proof the user began and left (``intros n. induction n. - reflexivity. - simpl.
 Admitted.``) is treated the same way: the trace also recorded the goals still open at
