@@ -1,6 +1,6 @@
 """A module in the user's folder named like one of Python's (a `select.py` of their own)
-must not be imported by the Python processes a command starts: it crashed the tracer's
-process pool (`BrokenProcessPool`) when `prove` was run from that folder."""
+must not be imported by the tracer's pool processes: it crashed the pool
+(`BrokenProcessPool`) when `prove` was run from that folder."""
 
 from __future__ import annotations
 

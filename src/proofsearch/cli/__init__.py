@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -124,11 +123,6 @@ def _mistyped_options(sub: argparse.ArgumentParser, words: Sequence[str]) -> str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # The Python processes this command starts (the tracer's pool, Ray's workers) must not
-    # import a module of the user's folder that shadows the standard library's (a user's
-    # `select.py` crashed the tracer's pool): without this, `python -c` puts the working
-    # folder first on their path.
-    os.environ.setdefault("PYTHONSAFEPATH", "1")
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:

@@ -12,12 +12,13 @@ installed standard library is already compiled and is never written to.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -371,6 +372,24 @@ def failed_record(job: Job, message: str) -> FileRecord:
     )
 
 
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """While the pool's processes start: a spawned child runs ``python -c …``, which puts
+    the working folder first on its path, so a user's ``select.py`` there shadowed the
+    standard library's and crashed the pool (``BrokenProcessPool``). ``PYTHONSAFEPATH``
+    (Python 3.11) leaves it out; the variable is restored after, so that nothing else
+    this process starts changes."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
+
+
 def run(
     jobs: list[Job],
     *,
@@ -380,7 +399,7 @@ def run(
     """Run the jobs on ``workers`` processes of this machine, each once its requires are done."""
     workers = max(1, workers or os.cpu_count() or 1)
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with _safe_path(), concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
 
         def finished(
             running: list[concurrent.futures.Future[FileRecord]],
