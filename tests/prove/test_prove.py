@@ -159,6 +159,12 @@ def test_diff_write_and_rebuild(
     assert main(["report", str(results), "--out", str(report)]) in (0, 1)
     text = (report / "report.md").read_text()
     assert "Holes left" in text and "Arith2.impossible" in text and "apply f_id." in text
+    # A later run, the filled holes gone, keeps their theorem lines (the results file
+    # keeps their results): check still finds every proof's theorem (it said "not in").
+    assert prove(str(folder), *common) == 0
+    capsys.readouterr()
+    assert main(check) == 0
+    assert "re-checked 5 proof(s): 5 passed" in capsys.readouterr().out
 
 
 @pytest.mark.usefixtures("no_new_coq_processes")

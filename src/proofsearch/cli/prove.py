@@ -26,6 +26,7 @@ from proofsearch.cli.options import (
     positive,
     prover_options,
 )
+from proofsearch.cli.prove_reuse import record_theorems
 from proofsearch.cli.search import add_generator_options, add_ray_options, add_search_budgets
 
 if TYPE_CHECKING:
@@ -188,13 +189,12 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
     records = plan.theorem_records(trace_dir, learn_from_project=args.learn_from == "project")
-    theorems_path = run_dir / "theorems.jsonl"
-    theorems_path.parent.mkdir(parents=True, exist_ok=True)
-    theorems_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    step = time.perf_counter()
     # `--lemma X --overwrite` (or some FILES): X's results are forgotten, not the others'.
     narrowed = len(plan.selected) < len(plan.all_holes)
     overwrite = args.overwrite and not narrowed
+    theorems_path = run_dir / "theorems.jsonl"
+    record_theorems(theorems_path, records, fresh=overwrite)
+    step = time.perf_counter()
     results, searched = _search(
         args, project, records, output, indexes, overwrite, forget=args.overwrite and narrowed
     )
@@ -204,8 +204,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         results.update(more)
         searched += searched_more
         records += retry
-        with theorems_path.open("a", encoding="utf-8") as lines:
-            lines.writelines(json.dumps(r) + "\n" for r in retry)
+        record_theorems(theorems_path, retry, fresh=False)
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     unopened = _header_errors(plan, results)

@@ -35,6 +35,28 @@ def forget_stale(
             del existing[name]
 
 
+def record_theorems(path: Path, records: list[dict[str, Any]], *, fresh: bool) -> None:
+    """Write the run's theorem lines beside its results, keeping the lines of holes an
+    earlier run searched (a ``--lemma`` run, or one after ``--write`` filled some): the
+    results file keeps their results, so that ``proofsearch check RESULTS THEOREMS``
+    finds every proof's theorem. ``fresh`` (``--overwrite``): this run's lines only."""
+    import json
+
+    kept: dict[str, str] = {}
+    if not fresh and path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                name = json.loads(line).get("name")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(name, str):
+                kept[name] = line
+    for record in records:
+        kept[str(record["name"])] = json.dumps(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in kept.values()), encoding="utf-8")
+
+
 def forget_holes(store: Any, records: list[dict[str, Any]]) -> None:
     """``--overwrite`` with ``--lemma`` or FILES: forget these holes' earlier results (and
     their parts', ``NAME#…``), keeping every other hole's."""
