@@ -26,6 +26,16 @@ def _spec(timeout: float, tactic_timeout: float = 2.0) -> SimpleNamespace:
     )
 
 
+def _after_a_20_s_run(tmp_path: Path) -> Path:
+    """A results file of a 20 s run that proved `a` and left `b` and `c` open."""
+    results = tmp_path / "results.jsonl"
+    lines = [{"name": "a", "status": "proved"}, {"name": "b", "status": "failed"},
+             {"name": "c", "status": "failed"}]  # fmt: skip
+    results.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert settings_changed(_store(results), results, _spec(20), fresh=False, selected=ALL) is None
+    return results
+
+
 def _store(path: Path) -> ResultsStore:
     return ResultsStore(path, resume=True)
 
@@ -69,11 +79,7 @@ def test_overwrite_starts_the_settings_record_again(tmp_path: Path) -> None:
 def test_a_run_stopped_after_the_change_leaves_the_rest_to_the_next(tmp_path: Path) -> None:
     """The 60 s run searched `b` and was killed before `c`: the next 60 s run searches
     `c` (its only result is the 20 s run's) and keeps `b`'s 60 s result."""
-    results = tmp_path / "results.jsonl"
-    lines = [{"name": "a", "status": "proved"}, {"name": "b", "status": "failed"},
-             {"name": "c", "status": "failed"}]  # fmt: skip
-    results.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    assert settings_changed(_store(results), results, _spec(20), fresh=False, selected=ALL) is None
+    results = _after_a_20_s_run(tmp_path)
     store = _store(results)
     assert settings_changed(store, results, _spec(60), fresh=False, selected=ALL) is not None
     assert not store.done("b") and not store.done("c")
@@ -117,11 +123,7 @@ def test_a_failure_under_these_very_settings_is_kept(tmp_path: Path) -> None:
     """An audit's sequence: a default run (`b`, `c` open), then `--timeout 60 --lemma b`,
     then the defaults again: `c`'s failure was found under the defaults and is kept (it
     was searched again, 305 s for nothing); `b`'s, found at 60 s, is searched again."""
-    results = tmp_path / "results.jsonl"
-    lines = [{"name": "a", "status": "proved"}, {"name": "b", "status": "failed"},
-             {"name": "c", "status": "failed"}]  # fmt: skip
-    results.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    assert settings_changed(_store(results), results, _spec(20), fresh=False, selected=ALL) is None
+    results = _after_a_20_s_run(tmp_path)
     store = _store(results)
     line = settings_changed(store, results, _spec(60), fresh=False, selected={"b"})
     assert line is not None and "left 1 of these hole(s) open" in line, line  # not 2
