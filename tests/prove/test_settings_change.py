@@ -94,7 +94,8 @@ def test_a_run_stopped_after_the_change_leaves_the_rest_to_the_next(tmp_path: Pa
 def test_the_first_run_into_a_new_folder_records_its_settings(tmp_path: Path) -> None:
     results = tmp_path / "new" / "folder" / "results.jsonl"
     assert settings_changed(_store(results), results, _spec(20), fresh=False, selected=ALL) is None
-    assert (results.parent / "results.jsonl.runs.jsonl").exists()
+    [run] = (results.parent / "results.jsonl.runs.jsonl").read_text().splitlines()
+    assert json.loads(run)["resumed"] is False  # an audit saw `true` on every first run
 
 
 def test_a_larger_tactic_limit_searches_open_holes_again(tmp_path: Path) -> None:

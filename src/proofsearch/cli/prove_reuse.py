@@ -91,7 +91,7 @@ def settings_changed(
     starts = [] if fresh else run_starts(output)
     count, lines = (0, {}) if fresh else last_lines(output)
     try:
-        record_run(output, settings, resumed=not fresh, results_from=count)
+        record_run(output, settings, resumed=count > 0, results_from=count)
     except OSError as exc:  # the results file's folder is writable, so this is rare
         raise CommandError(
             str(output), f"cannot record the run's settings beside it: {exc}", code=EXIT_USAGE
