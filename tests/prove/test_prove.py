@@ -638,7 +638,9 @@ def test_instances_axioms_and_holes_inside_a_functor(
     written = (folder / "F.v").read_text()
     assert written == (
         AXIOMS_AND_FUNCTORS.replace(
-            "(@eq nat).\nProof. Admitted.", "(@eq nat).\nProof.\n  intros x; reflexivity.\nQed."
+            # An Instance ends Defined. (its value computes, as one given with := would)
+            "(@eq nat).\nProof. Admitted.",
+            "(@eq nat).\nProof.\n  intros x; reflexivity.\nDefined.",
         )
         .replace("n <> 0.\nProof. Admitted.", "n <> 0.\nProof.\n  intros n; apply excluded.\nQed.")
         .replace(

@@ -95,7 +95,7 @@ def write_back(
                 f"replaces them{'' if args.write else ' with --write'}"
             )
     for hole in sorted(outcome.filled, key=lambda hole: (hole.source.file, hole.line)):
-        if hole.is_definition:
+        if hole.keyword == "Definition":  # an Instance is most often a proof (Proper)
             print(
                 f"definition filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "
                 "is the proof found (ended Defined., so it computes); any value of its type "
@@ -189,7 +189,7 @@ def _save(
                 item["rests_on_admitted"] = outcome.resting[hole]
             if tactics_replaced(hole, results):
                 item["your_tactics_replaced"] = True
-            if hole.is_definition:
+            if hole.keyword == "Definition":
                 item["definition"] = True
             entry["filled"].append(item)
         else:

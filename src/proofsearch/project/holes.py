@@ -113,10 +113,15 @@ class Hole:
         return f"{self.source.file}:{self.qualid}"
 
     @property
+    def keyword(self) -> str:
+        """The statement's command word (``Lemma``, ``Definition``, ``Instance``, …)."""
+        return command_of(self.statement).word
+
+    @property
     def is_definition(self) -> bool:
         """A ``Definition`` or ``Instance`` by tactics: its value may matter to the code
         after it, not only its type."""
-        return command_of(self.statement).word in DEFINITION_KEYWORDS
+        return self.keyword in DEFINITION_KEYWORDS
 
     @property
     def ender(self) -> str:
