@@ -295,7 +295,8 @@ def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path
     assert untraced_lines([out, tmp_path / "not-made-yet"]) == [
         "library trace: QuickChick.QuickChick (QuickChick.v:37) could not be traced: Cannot "
         "find [Show]; its lemmas are not premises, the search goes on without them (does the "
-        "library compile with the project's -R/-Q/-I lines?)"
+        "library compile with the project's -R/-Q/-I lines? it is traced without flags of "
+        "its own, such as UniMath's -type-in-type)"
     ]
 
 

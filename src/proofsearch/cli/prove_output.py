@@ -240,6 +240,7 @@ def untraced_lines(libraries: list[Path]) -> list[str]:
         lines.append(
             f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
             f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
-            "without them (does the library compile with the project's -R/-Q/-I lines?)"
+            "without them (does the library compile with the project's -R/-Q/-I lines? it is "
+            "traced without flags of its own, such as UniMath's -type-in-type)"
         )
     return lines
