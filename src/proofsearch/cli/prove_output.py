@@ -18,6 +18,7 @@ from proofsearch.cli import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.console import print_error, print_notice
 
 if TYPE_CHECKING:
+    from proofsearch.project.holes import Hole
     from proofsearch.project.outcome import Outcome
     from proofsearch.project.plan import HolePlan
     from proofsearch.trace.sources import Project
@@ -126,7 +127,7 @@ def write_back(
     return EXIT_FAILURES if refused else EXIT_OK
 
 
-def tactics_replaced(hole: Any, results: dict[str, dict[str, Any]]) -> bool:
+def tactics_replaced(hole: Hole, results: dict[str, dict[str, Any]]) -> bool:
     """Whether the hole's own tactics could not be continued: it was proved from its
     statement, and the written proof drops them."""
     status = results.get(hole.name, {}).get("status")

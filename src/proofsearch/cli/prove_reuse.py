@@ -7,6 +7,7 @@ other holes of it) and the run's settings are those of the run that found it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,6 @@ def record_theorems(path: Path, records: list[dict[str, Any]], *, fresh: bool) -
     earlier run searched (a ``--lemma`` run, or one after ``--write`` filled some): the
     results file keeps their results, so that ``proofsearch check RESULTS THEOREMS``
     finds every proof's theorem. ``fresh`` (``--overwrite``): this run's lines only."""
-    import json
-
     kept: dict[str, str] = {}
     if not fresh and path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
