@@ -45,6 +45,10 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "u2": ("now destruct x", "symmetry; exact Hxy"),
     "used_admit1": "intros m; exact Hxy",
     "two": "exists 2; reflexivity",
+    # Data: each would type-check, and none is what the user meant.
+    "f": "exact (fun n => n)",
+    "some_nat": "exact 0",
+    "inhab_nat": "constructor; exact 0",
     "gen_true": "reflexivity",
     "uses_k": "symmetry; apply plus_n_O",
     "witness": "intros n; rewrite <- plus_n_Sm, <- plus_n_O; reflexivity",

@@ -419,6 +419,39 @@ def test_a_definition_is_filled_transparent_and_said(
         assert done.returncode == 0, done.stderr
 
 
+DATA = """\
+Definition f : nat -> nat.
+Admitted.
+Lemma some_nat : nat.
+Proof.
+Admitted.
+Class Inhab (A : Type) := { inhab : A }.
+Instance inhab_nat : Inhab nat.
+Admitted.
+Definition two : {n : nat | n = 2}.
+Proof.
+Admitted.
+"""
+
+
+def test_a_hole_whose_type_is_data_is_left_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Definition f : nat -> nat` is a function still to write: the identity would
+    type-check and was written (with `Qed.`). Data holes are left, each said why; a type
+    that carries a proposition (`{n | n = 2}`) is searched and filled."""
+    folder, log = prove_one_file(tmp_path, "D.v", DATA)
+    assert log.read_text().splitlines() == ["two"]
+    assert (folder / "D.v").read_text() == DATA.replace(
+        "{n : nat | n = 2}.\nProof.\nAdmitted.\n",
+        "{n : nat | n = 2}.\nProof.\n  exists 2; reflexivity.\nDefined.\n",
+    )
+    out = capsys.readouterr().out
+    for line, name in ((1, "f"), (3, "some_nat"), (7, "inhab_nat")):
+        assert f"left Admitted: D.v:{line} {name}: its type is data, not a proposition" in out
+    assert "no hole could be opened" not in out
+
+
 LTAC2 = """\
 Require Import Lia.
 From Ltac2 Require Import Ltac2.

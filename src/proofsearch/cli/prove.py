@@ -415,11 +415,13 @@ def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> list[s
     """One line per file none of whose holes could be opened (the same message for
     each): the run stops when that is every file, and goes on for the others otherwise
     (HoTT: one file's failure threw away twelve proofs of other files)."""
+    from proofsearch.env.coq.data_probe import DATA_REASON
+
     lines: list[str] = []
     by_file: dict[str, list[dict[str, Any]]] = {}
     for hole in plan.selected:
         record = results.get(hole.name)
-        if record is not None:
+        if record is not None and record.get("error") != DATA_REASON:  # opened, then refused
             by_file.setdefault(hole.source.file, []).append(record)
     for file, records in by_file.items():
         messages = {

@@ -99,8 +99,8 @@ def write_back(
         if hole.keyword == "Definition":  # an Instance is most often a proof (Proper)
             print(
                 f"definition filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "
-                "is the proof found (ended Defined., so it computes); any value of its type "
-                "was accepted: check it is the one you mean"
+                "is the proof found (ended Defined., so it computes); any value its type "
+                "allows was accepted: check it is the one you mean"
             )
     print_not_searched(plan)
     for hole, lemmas in outcome.resting.items():

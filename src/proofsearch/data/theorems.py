@@ -38,6 +38,9 @@ class TheoremLine(BaseModel):
     #: cannot be named after it: inside Hierarchy-Builder's ``HB.builders``).
     check_in_place: bool | None = None
     learn_from: list[str] | None = None
+    #: Refuse a statement whose type is data (``prove`` sets it on every hole):
+    #: :mod:`proofsearch.env.coq.data_probe`.
+    propositions_only: bool | None = None
     # A theorem's place in a traced project (``--index``): ``"line": "6"`` was accepted
     # and failed inside the run, one ``error`` row per theorem.
     module: str | None = None
@@ -56,7 +59,7 @@ class TheoremLine(BaseModel):
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
 CHECKED_FIELDS = (
     "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "check_in_place",
-    "learn_from",
+    "learn_from", "propositions_only",
     "module", "file", "line",
 )  # fmt: skip
 

@@ -151,6 +151,8 @@ class Hole:
             "allowed_axioms": list(allowed_axioms),
             # The user's development: any axiom its header loads is theirs to use.
             "any_axiom": True,
+            # A data type (``Definition f : nat -> nat``) is the user's to write.
+            "propositions_only": True,
             **(
                 {"functor_parameters": list(self.functor_parameters)}
                 if self.functor_parameters

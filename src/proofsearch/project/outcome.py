@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from proofsearch.env.coq.data_probe import DATA_REASON
 from proofsearch.project.admits import admit_block
 from proofsearch.project.holes import Hole
 from proofsearch.project.plan import HolePlan, file_changed
@@ -38,6 +39,8 @@ def _why_not(record: dict[str, Any] | None) -> str:
         return "not searched"
     status = record["status"]
     if status == "error":
+        if record.get("error") == DATA_REASON:  # not a failure: a rule, said as it is
+            return DATA_REASON
         return f"error: {' '.join(str(record.get('error')).split())[:200]}"
     reasons = {"failed": "no proof: search tree exhausted", "open": "no proof within the budget"}
     return reasons.get(str(status), str(status)) + _timeouts(record)

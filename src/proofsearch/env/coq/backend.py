@@ -33,6 +33,7 @@ from proofsearch.env.base import (
 )
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.checker import FIRST_GOAL, check_proof, statement_name
+from proofsearch.env.coq.data_probe import DATA_PROBE, DATA_REASON
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
 from proofsearch.env.coq.header_load import load_sentences
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
@@ -231,7 +232,12 @@ class CoqProver(Prover):
         if goals is None:
             raise EnvError("the statement did not open a proof")
         root = ProofState(tuple(g.render() for g in goals.focused), goals_key, ())
-        return CoqSession(self, theorem, prefix, root)
+        session = CoqSession(self, theorem, prefix, root)
+        if theorem.extra.get("propositions_only") and isinstance(
+            session.apply(root, DATA_PROBE), ProofState | Proved
+        ):
+            raise EnvError(DATA_REASON)
+        return session
 
     def _goals(self) -> tuple[xml.Goals | None, str]:
         reply = self.line.calls([Call(xml.goal_call(), BOOKKEEPING_TIMEOUT)])[0]
