@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proofsearch.project.holes import OBLIGATION_REASON, find_holes, select_lemmas
+from proofsearch.project.holes import (
+    NESTED_REASON,
+    OBLIGATION_REASON,
+    OUTER_REASON,
+    find_holes,
+    select_lemmas,
+)
 from proofsearch.project.patch import fill_text
 from proofsearch.trace.sources import Source
 
@@ -276,3 +282,25 @@ def test_a_refine_instance_is_said_for_what_it_is() -> None:
         (2, "i", "an Instance whose value is given with := and finished by tactics "
          "(#[refine], Program) is not a hole")
     ]  # fmt: skip
+
+
+def test_nested_proofs_are_said_and_the_rest_of_the_file_is_not_misread() -> None:
+    """`Set Nested Proofs Allowed`: the outer hole disappeared and `intros n.` was taken
+    for a declaration ("a intros is not a hole"); the inner one was searched under a
+    header ending inside the outer proof, which no search can close. Both are said;
+    the holes after them, and a `Proof term.` or `Proof Mode` sentence, are as before."""
+    text = (
+        "Set Nested Proofs Allowed.\n"
+        "Lemma outer : forall n : nat, n + 0 = n /\\ True.\nProof.\n"
+        "  Lemma inner : forall m : nat, 0 + m = m.\n  Proof.\n  Admitted.\n"
+        "  intros n. split.\n  - apply plus_n_O.\n  - admit.\nAdmitted.\n"
+        "Lemma given : True.\nProof I.\n"
+        'Lemma moded : True.\nProof.\n  Proof Mode "Classic".\n  exact I.\nQed.\n'
+        "Lemma after : True.\nProof.\nAdmitted.\n"
+    )
+    holes, skipped = find_holes(SOURCE, text)
+    assert [h.qualid for h in holes] == ["after"]
+    assert [(s.line, s.ident, s.reason) for s in skipped] == [
+        (2, "outer", OUTER_REASON),
+        (4, "inner", NESTED_REASON),
+    ]

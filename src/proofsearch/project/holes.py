@@ -194,14 +194,52 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+#: Why a proof nested in another, and the proof around it, are not searched.
+NESTED_REASON = "a lemma inside another's proof (Set Nested Proofs Allowed) is not searched"
+OUTER_REASON = "a proof with a lemma nested inside it (Set Nested Proofs Allowed) is not searched"
+
+
+def _nested_proofs(sentences: Sequence[Sentence]) -> tuple[set[int], dict[int, int]]:
+    """The statements opened inside another's proof, and each statement around one →
+    the index of its proof's end. Neither can be searched: the inner one's header would
+    end inside the outer proof, and the outer one's tactics are split by the inner."""
+    opened: list[int] = []
+    inner: set[int] = set()
+    outer: dict[int, int] = {}
+    for index, sentence in enumerate(sentences):
+        command = command_of(sentence.text)
+        if command.word in HOLE_KEYWORDS or command.word == "Goal":
+            if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
+                continue
+            if opened:
+                inner.add(index)
+                outer.setdefault(opened[-1], -1)
+            opened.append(index)
+        elif (vernac.is_proof_ender(command) or _proof_term(command)) and opened:
+            start = opened.pop()
+            if start in outer:
+                outer[start] = index
+    return inner, outer
+
+
+def _proof_term(command: vernac.Command) -> bool:
+    """``Proof term.``: a proof given whole, which ends it (not ``Proof using …``, nor
+    ``Proof Mode "Classic".``, which a written proof may hold)."""
+    rest = command.words[1:2]
+    return (
+        command.word == "Proof"
+        and command.bare.rstrip(".").strip() != "Proof"
+        and rest not in (("using",), ("with",), ("Mode",))
+    )
+
+
 def _proof_end(sentences: Sequence[Sentence], start: int) -> tuple[int | None, int] | None:
     """(index of ``Proof…``, index of ``Admitted``) after the statement at ``start``."""
     proof: int | None = None
     for index in range(start + 1, len(sentences)):
         command = command_of(sentences[index].text)
         if index == start + 1 and command.word == "Proof":
-            rest = command.words[1:2]
-            if command.bare.rstrip(".").strip() != "Proof" and rest not in (("using",), ("with",)):
+            if _proof_term(command):
                 return None  # ``Proof term.``: a finished proof
             proof = index
             continue
@@ -258,6 +296,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     covered: set[int] = set()  # the Admitted sentences of holes and of skipped proofs
     ltac2 = False
     section_names: set[str] = set()
+    nested, around_nested = _nested_proofs(sentences)
     for index, sentence in enumerate(sentences):
         command = command_of(sentence.text)
         stack.apply(command, index)
@@ -272,6 +311,12 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             continue
         if command.word in _MAY_HAVE_BODY and vernac.gives_body(command) and not program:
             continue  # a body given with ``:=``: no proof to fill
+        end = around_nested.get(index, -1)
+        if end >= 0 and command_of(sentences[end].text).word == "Admitted":
+            covered.add(end)
+            ident = "" if goal else command.ident
+            skipped.append(Skipped(source, _line_of(text, sentence.start), ident, OUTER_REASON))
+            continue
         found = _proof_end(sentences, index)
         if found is None:
             continue
@@ -280,7 +325,9 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         ident = "" if goal else command.ident
         kinds = stack.kinds
         reason = ""
-        if program:
+        if index in nested:
+            reason = NESTED_REASON
+        elif program:
             reason = OBLIGATION_REASON
         elif goal:
             reason = "an anonymous Goal"
