@@ -6,6 +6,7 @@ Time is a fake clock here: the test decides when seconds pass, whatever the load
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 
@@ -63,3 +64,35 @@ def test_an_abandoned_run_prints_no_last_line() -> None:
         progress.result({"status": "error"})
         progress.abandon()
     assert stream.getvalue() == ""
+
+
+def test_a_traces_plain_lines_say_how_long_is_left(tmp_path: Path) -> None:
+    """Without a terminal the trace's lines had no end in sight (a large library's trace
+    ran for minutes with only "elapsed"): they estimate what is left by source bytes,
+    as the bar's ETA does, and the last line (everything done) has no estimate."""
+    from types import SimpleNamespace
+
+    from proofsearch.cli.trace import TraceProgress
+    from proofsearch.trace.runner import Summary
+    from proofsearch.trace.schema import FileRecord
+
+    jobs = []
+    for name, size in (("A.v", 100), ("B.v", 300)):
+        (tmp_path / name).write_text("x" * size)
+        jobs.append(SimpleNamespace(source=SimpleNamespace(path=tmp_path / name)))
+    stream, clock = io.StringIO(), FakeClock()
+    bar = TraceProgress(jobs, Summary(files=2))
+    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
+    bar.plain, bar.ticker = True, PlainTicker(console, interval=10.0, clock=clock)
+    record = FileRecord(
+        file="A.v", module="A", requires=[], key="k", coq_version="8.16.1", status="traced"
+    )
+    with bar:
+        clock.now += 30
+        bar.record(record, False, 100)  # a quarter of the bytes in 30 s: 90 s left
+        clock.now += 5
+        bar.record(record, False, 300)  # 5 s after the last line: quiet until the end
+    assert stream.getvalue().splitlines() == [
+        "trace files 1/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:00:30 · about 0:01:30 left",
+        "trace files 2/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:00:35",
+    ]

@@ -232,6 +232,7 @@ class TraceProgress:
             disable=not enabled or self.plain,
         )
         total = sum(job.source.path.stat().st_size for job in jobs) or 1
+        self.total_bytes, self.done_bytes = total, 0
         self.task = self.progress.add_task("trace", total=total, tally="")
         self._refresh()
 
@@ -248,13 +249,21 @@ class TraceProgress:
     def plain_line(self) -> str:
         from proofsearch.cli.progress import clock_text
 
-        return f"trace {self._tally('failed {}')} · elapsed {clock_text(self.ticker.elapsed())}"
+        elapsed = self.ticker.elapsed()
+        line = f"trace {self._tally('failed {}')} · elapsed {clock_text(elapsed)}"
+        if 0 < self.done_bytes < self.total_bytes and self.done_files < self.total_files:
+            # By source bytes, as the bar's ETA: a big library's trace takes long, and
+            # a log showed no end in sight (UniMath: 231 of ~690 files after 6 minutes).
+            left = elapsed * (self.total_bytes - self.done_bytes) / self.done_bytes
+            line += f" · about {clock_text(left)} left"
+        return line
 
     def record(self, record: Any, skipped: bool, size: int) -> None:
         from rich.markup import escape
 
         self.summary.add(record, skipped)
         self.done_files += 1
+        self.done_bytes += size
         self.progress.advance(self.task, size)
         self._refresh()
         if self.plain:
