@@ -310,3 +310,42 @@ def test_a_library_installed_without_sources_is_named(
     unsourced: list[str] = []
     assert libraries.trace_libraries(project, unsourced=unsourced) == []
     assert unsourced == [libraries.STDLIB]  # the key the stdlib is traced under ("Coq")
+
+
+def test_a_library_is_traced_with_the_projects_typing_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library built with typing flags (UniMath: `-noinit -indices-matter
+    -type-in-type`) failed to trace (5 of 10 files), being traced without them; the
+    project requiring it has the same flags, and gives them to it. Real tracer, on a
+    library installed in a Coq installation made for the test (links to the real one)."""
+    real = coq_where()
+    fake = tmp_path / "coqlib"
+    fake.mkdir()
+    for entry in real.iterdir():
+        if entry.name != "user-contrib":
+            (fake / entry.name).symlink_to(entry)
+    contrib = fake / "user-contrib"
+    contrib.mkdir()
+    for entry in (real / "user-contrib").iterdir():
+        (contrib / entry.name).symlink_to(entry)
+    library = contrib / "Tit"
+    library.mkdir()
+    # A universe inconsistency unless -type-in-type.
+    (library / "U.v").write_text("Definition U := Type.\nDefinition self : U := U.\n")
+    flags = ["-noinit", "-type-in-type"]
+    build = ["coqc", *flags, "-R", str(library), "Tit", "U.v"]
+    assert subprocess.run(build, cwd=library, capture_output=True).returncode == 0
+    assert subprocess.run(build[:1] + build[3:], cwd=library, capture_output=True).returncode
+    monkeypatch.setattr(libraries, "coq_where", lambda coqc="coqc": fake)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "A.v").write_text("Require Import Tit.U.\nDefinition mine : U := U.\n")
+    (folder / "_CoqProject").write_text("-R . P\n-arg -noinit\n-arg -type-in-type\nA.v\n")
+    project = load_project([folder])
+    assert libraries.typing_flags([*project.args, "-w", "x", "-noinit"]) == flags
+    (out,) = trace_libraries(project, jobs=1)
+    (record,) = [r for r in TraceDir(out).files() if r.module == "Tit.U"]
+    assert record.status == "traced", record
+    assert [p.name for p in TraceDir(out).premises("Tit.U")] == ["Tit.U.U", "Tit.U.self"]

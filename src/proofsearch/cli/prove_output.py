@@ -241,7 +241,8 @@ def untraced_lines(libraries: list[Path]) -> list[str]:
         lines.append(
             f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
             f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
-            "without them (does the library compile with the project's -R/-Q/-I lines? it is "
-            "traced without flags of its own, such as UniMath's -type-in-type)"
+            "without them (does the library compile with the project's -R/-Q/-I lines and "
+            "its typing flags, such as -noinit or -type-in-type? the library is traced with "
+            "those the project gives with -arg, and no others)"
         )
     return lines

@@ -108,10 +108,24 @@ def _library_key(prefix: str, coqlib: Path) -> str:
     return STDLIB if prefix in stdlib_prefixes(coqlib) else prefix
 
 
-def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
+#: Arguments that change Coq's logic or its prelude: a library a project with them
+#: requires was built with them too (UniMath: ``-noinit -indices-matter -type-in-type``;
+#: HoTT: ``-noinit -indices-matter``), and its files fail to compile without them.
+TYPING_FLAGS = frozenset(
+    {"-noinit", "-nois", "-type-in-type", "-indices-matter", "-impredicative-set"}
+)
+
+
+def typing_flags(args: Sequence[str]) -> list[str]:
+    """The project's arguments among :data:`TYPING_FLAGS`, in order, once each."""
+    return list(dict.fromkeys(arg for arg in args if arg in TYPING_FLAGS))
+
+
+def library_project(prefix: str, coqc: str = "coqc", flags: Sequence[str] = ()) -> Project | None:
     """The installed library ``prefix`` as a (never compiled) project, or ``None``
     when its sources are not installed. Each of the standard library's prefixes gives
-    ``trace --coq-stdlib``'s project, so the two trace it with the same keys."""
+    ``trace --coq-stdlib``'s project, so the two trace it with the same keys; another
+    library is traced with ``flags`` (the requiring project's :func:`typing_flags`)."""
     coqlib = coq_where(coqc)
     if _library_key(prefix, coqlib) == STDLIB:
         return stdlib_project(coqc)
@@ -119,7 +133,8 @@ def library_project(prefix: str, coqc: str = "coqc") -> Project | None:
     paths = sorted(root.rglob("*.v")) if root.is_dir() else []
     if not paths:
         return None
-    project = Project(prefix, root, ["-R", str(root), prefix], installed_mappings(coqlib))
+    args = ["-R", str(root), prefix, *flags]
+    project = Project(prefix, root, args, installed_mappings(coqlib))
     project.compile = False
     for path in paths:
         module = module_of(path, project.mappings)
@@ -164,8 +179,9 @@ def trace_libraries(
     for prefix, modules in required_library_modules(project, coqc).items():
         wanted.setdefault(_library_key(prefix, coqlib), set()).update(modules)
     held = held_modules(given)
+    flags = typing_flags(project.args)
     for prefix, roots in sorted(wanted.items()):
-        library = library_project(prefix, coqc)
+        library = library_project(prefix, coqc, flags)
         if library is None:
             if unsourced is not None:
                 unsourced.append(prefix)
