@@ -40,3 +40,19 @@ def test_checks_are_bounded() -> None:
     asked: list[list[str]] = []
     trimmed(["a using x, y, z, w", "b", "c", "d"], lambda c: bool(asked.append(c)))
     assert len(asked) == MOST_CHECKS
+
+
+def test_a_dead_tail_of_the_last_step_is_cut() -> None:
+    """`by case: b => //; case: b` (a neighbour's sentence) proves what `by case: b =>
+    //` proves; the closing word stays, and a step that needs its parts keeps them."""
+    proof = ["move=> b", "by case: b => //; case: b"]
+    assert trimmed(proof, lambda c: c[-1] == "by case: b => //") == [
+        "move=> b",
+        "by case: b => //",
+    ]
+    whole = ["induction n; simpl; auto"]
+    asked: list[list[str]] = []
+    assert trimmed(whole, lambda c: bool(asked.append(c))) == whole
+    assert asked == [["induction n"], ["induction n; simpl"]]
+    # Brackets are not cut inside.
+    assert trimmed(["split; [auto; auto | tauto]"], lambda c: True) == ["split"]

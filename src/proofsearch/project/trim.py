@@ -1,5 +1,5 @@
-"""Proofs without what they do not need: ``using`` premises, and steps the rest of the
-proof does without.
+"""Proofs without what they do not need: ``using`` premises, steps the rest of the
+proof does without, and the parts of a last compound step after its goals are closed.
 
 The search keeps the first proof it finds: ``eauto using`` with the four premises
 retrieved for the goal when none is needed, or a step whose work a later one does again
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+
+from proofsearch.generate.knn.prefixes import sentence_parts
 
 #: Checks one proof may cost (each compiles the hole's file prefix and the proof).
 MOST_CHECKS = 6
@@ -45,7 +47,22 @@ def trimmed(proof: Sequence[str], holds: Callable[[list[str]], bool]) -> list[st
                 current = candidate
             else:
                 index += 1
-    return current
+    return _shorter_last(current, test) if current else current
+
+
+def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[str]:
+    """The last step without the ``;`` parts after the goals are closed: a neighbour's
+    sentence ``by case: b => //; case: b`` proves a goal that ``by case: b => //`` does
+    (an audit read the dead tail as odd). The first part alone is tried, then all but
+    the last part."""
+    closing, parts = sentence_parts(proof[-1])
+    if len(parts) < 2 or not all(parts):
+        return proof
+    for count in dict.fromkeys((1, len(parts) - 1)):
+        candidate = [*proof[:-1], closing + "; ".join(parts[:count])]
+        if test(candidate):
+            return candidate
+    return proof
 
 
 def _fewer_premises(proof: list[str], index: int, test: Callable[[list[str]], bool]) -> list[str]:

@@ -61,6 +61,17 @@ def _parts(body: str) -> list[str]:
     return _split_outside(body, ";")
 
 
+def sentence_parts(tactic: str) -> tuple[str, list[str]]:
+    """A sentence's closing word (``"by "``, ``"now "`` or ``""``) and its steps, split
+    at its ``;`` outside brackets: ``by case: b => //; case: b`` → ``("by ", ["case: b =>
+    //", "case: b"])``."""
+    body = tactic.strip()
+    for terminator in _TERMINATORS:
+        if body.startswith(terminator):
+            return terminator, _parts(body[len(terminator) :].strip())
+    return "", _parts(body)
+
+
 def _rewrite_rules(part: str) -> tuple[list[str], str]:
     """The rules of a ``rewrite`` with several, and what joins them (``" "`` in
     ssreflect, ``", "`` in the stdlib); ``([], "")`` for any other step."""
