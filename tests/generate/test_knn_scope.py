@@ -39,6 +39,8 @@ class Module:
     steps: Mapping[int, str] = field(default_factory=dict)
     #: line → premise short name.
     premises: Mapping[int, str] = field(default_factory=dict)
+    #: line → (name as a functor's body names it, the line of the functor's ``End``).
+    functor_premises: Mapping[int, tuple[str, int]] = field(default_factory=dict)
 
 
 def write(root: Path, modules: Mapping[str, Module]) -> Path:
@@ -71,6 +73,18 @@ def write(root: Path, modules: Mapping[str, Module]) -> Path:
                 offset=line * 40,
             )
             for line, short in spec.premises.items()
+        ] + [
+            Premise(
+                name=local,
+                kind="Parameter",
+                statement="forall k : nat, shared_pred k",
+                file=f"/src/{name}.v",
+                module=name,
+                line=line,
+                offset=line * 40,
+                until=until,
+            )
+            for line, (local, until) in spec.functor_premises.items()
         ]
         (files / f"{name}.meta.json").write_text(record.model_dump_json())
         (files / f"{name}.steps.jsonl").write_text(
@@ -307,6 +321,27 @@ def hole(line: int, learn_from: object = ("Proj.P", "Proj.Q")) -> Theorem:
             list(learn_from) if isinstance(learn_from, tuple) else learn_from
         )
     return theorem
+
+
+FUNCTOR = {
+    # A functor from line 3 to its End at line 10: its parameter's field `X.inside`.
+    "Lib.A": Module(premises={2: "glob"}, functor_premises={3: ("X.inside", 10)}),
+    "Lib.B": Module(requires=["Lib.A"], require_lines={"Lib.A": 1}),
+}
+
+
+def test_a_functor_premise_is_seen_inside_its_body_only(tmp_path: Path) -> None:
+    """A premise of a functor's body (`X.inside`) is a name only there: not after its
+    `End`, not from another module, not for a theorem new to the project."""
+    corpus = corpus_of(tmp_path, FUNCTOR)
+    assert premises_seen(corpus, at("Lib.A", 3)) == {"Lib.A.glob"}
+    assert premises_seen(corpus, at("Lib.A", 4)) == {"Lib.A.glob", "X.inside"}
+    assert premises_seen(corpus, at("Lib.A", 10)) == {"Lib.A.glob", "X.inside"}
+    assert premises_seen(corpus, at("Lib.A", 11)) == {"Lib.A.glob"}
+    assert premises_seen(corpus, at("Lib.A")) == set()
+    assert premises_seen(corpus, at("Lib.B", 5)) == {"Lib.A.glob"}
+    new = Theorem("new", "Lemma t : True.")
+    assert premises_seen(corpus, new) == {"Lib.A.glob"}
 
 
 def test_learn_from_widens_the_steps_not_the_premises(tmp_path: Path) -> None:

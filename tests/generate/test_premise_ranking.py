@@ -111,6 +111,8 @@ def test_open_modules_follow_module_and_section_sentences() -> None:
     assert open_modules(Theorem("x", "L", header=header)) == ("A", "D")
     assert own_file_name("Lib.Own.A.D.foo", "Lib.Own", ("A",)) == "D.foo"
     assert own_file_name("Lib.Own.foo", "Lib.Own", ("A", "D")) == "foo"
+    # A functor body's premise is named as the body names it (it was cut to `op_comm`).
+    assert own_file_name("X.op_comm", "Lib.Own", ("F",)) == "X.op_comm"
 
 
 ORDER = {

@@ -695,6 +695,45 @@ def test_instances_axioms_and_holes_inside_a_functor(
     assert done.returncode == 0, done.stderr
 
 
+#: Holes inside a functor whose proofs need its parameter's axiom (`X.op_comm`) and
+#: the functor's own earlier lemma (`twice_idem`, twice): neither was offered.
+FUNCTOR_PREMISES = """Module Type T.
+  Parameter t : Type.
+  Parameter op : t -> t -> t.
+  Axiom op_comm : forall a b, op a b = op b a.
+End T.
+Module F (X : T).
+  Definition twice a := X.op a a.
+  Axiom twice_idem_ax : forall a, twice (twice a) = twice a.
+  Lemma twice_idem : forall a, twice (twice a) = twice a.
+  Proof. exact twice_idem_ax. Qed.
+  Lemma f_comm : forall a b, X.op a b = X.op b a.
+  Proof.
+  Admitted.
+  Lemma use_own : forall a, twice (twice (twice a)) = twice a.
+  Proof.
+  Admitted.
+End F.
+"""
+
+
+def test_a_functors_parameter_and_own_lemmas_are_premises_inside_it(tmp_path: Path) -> None:
+    """The default generator, on the project's own trace: inside the functor it offers
+    `X.op_comm` (named as the body names it) and the functor's earlier `twice_idem`; an
+    audit found neither holes filled after 8,795 tactics."""
+    folder = tmp_path / "functor"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Fun\nF.v\n")
+    (folder / "F.v").write_text(FUNCTOR_PREMISES)
+    args = [str(folder), "--timeout", "20", "--output", str(tmp_path / "r.jsonl"), "--write"]
+    assert prove(*args) == 0
+    written = (folder / "F.v").read_text()
+    assert "Admitted." not in written
+    assert "X.op_comm" in written and written.count("twice_idem") > 2
+    done = subprocess.run(["coqc", "-R", ".", "Fun", "F.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
 #: A hole whose only known route is the proof of a lemma further down: a tactic of the
 #: file's own (no generator offers ``crunch`` unless it learned it from that proof).
 LATER_PROOF = """Definition f (n : nat) := n + 0.

@@ -279,22 +279,37 @@ def trace_source(source: Path, module: str) -> FileTrace:
 def test_constants_from_include_and_functor_application(tmp_path: Path) -> None:
     """``Include F`` and ``Module N := F M`` make constants no sentence declares; they
     are premises (kind ``Included``) placed at the ``Include``/``Module`` sentence.
-    Functor bodies and module types declare no premises of their own."""
+    Module types declare no premises; a functor's body and its parameter's fields are
+    premises of that body only (``until`` its ``End``), named as the body names them:
+    a hole inside a functor was never offered `X.op_comm` nor the functor's own lemmas."""
     source = tmp_path / "Functors.v"
     source.write_text(
-        "Module Type T. Parameter t : Type. End T.\n"
-        "Module F (X : T). Lemma l1 : forall x : X.t, x = x. Proof. reflexivity. Qed. End F.\n"
-        "Module M.\nDefinition t := nat.\nInclude F.\n"
+        "Module Type T. Parameter t : Type. Axiom t_eq : forall x y : t, x = y. End T.\n"
+        "Module F (X : T).\n"
+        "  Lemma l1 : forall x : X.t, x = x. Proof. reflexivity. Qed.\n"
+        "  Module Inner. Definition k := 0. End Inner.\n"
+        "End F.\n"
+        "Module M.\nDefinition t := nat.\nAxiom t_eq : forall x y : t, x = y.\nInclude F.\n"
         "Lemma after : forall n : t, n = n. Proof. exact l1. Qed.\nEnd M.\n"
         "Module N := F M.\n"
+        "Module G (Y : T). End G.\n"
     )
     trace = trace_source(source, "Functors")
     assert trace.error is None
-    assert [(p.name, p.kind, p.statement, p.line) for p in trace.premises] == [
-        ("Functors.M.t", "Definition", "Set", 4),
-        ("Functors.M.l1", "Included", "forall x : M.t, x = x", 5),
-        ("Functors.M.after", "Lemma", "forall n : t, n = n", 6),
-        ("Functors.N.l1", "Included", "forall x : M.t, x = x", 8),
+    assert [(p.name, p.kind, p.statement, p.line, p.until) for p in trace.premises] == [
+        ("X.t", "Parameter", "Type", 2, 5),
+        ("X.t_eq", "Parameter", "forall x y : X.t, x = y", 2, 5),
+        ("l1", "Lemma", "forall x : X.t, x = x", 3, 5),
+        ("Inner.k", "Definition", "nat", 4, 5),
+        ("Functors.M.t", "Definition", "Set", 7, None),
+        ("Functors.M.t_eq", "Axiom", "forall x y : t, x = y", 8, None),
+        ("Functors.M.Inner.k", "Included", "nat", 9, None),
+        ("Functors.M.l1", "Included", "forall x : M.t, x = x", 9, None),
+        ("Functors.M.after", "Lemma", "forall n : t, n = n", 10, None),
+        ("Functors.N.Inner.k", "Included", "nat", 12, None),
+        ("Functors.N.l1", "Included", "forall x : M.t, x = x", 12, None),
+        ("Y.t", "Parameter", "Type", 13, 13),
+        ("Y.t_eq", "Parameter", "forall x y : Y.t, x = y", 13, 13),
     ]  # fmt: skip
     assert [s.lemma for s in trace.steps] == ["Functors.F.l1", "Functors.M.after"]
 

@@ -26,7 +26,7 @@ from proofsearch.env.coq.idetop import Call, CallsInterrupted, CoqIdeTop, Reply,
 from proofsearch.env.coq.sentences import Sentence, SentenceError, split_sentences
 from proofsearch.trace.declarations import About, announced_names
 from proofsearch.trace.goals import goal
-from proofsearch.trace.premises import PremiseCollector
+from proofsearch.trace.premises import Place, PremiseCollector
 from proofsearch.trace.schema import FileError, Goal, Premise, ProofStep
 
 #: Sentences per pipelined batch when no declaration ends it earlier.
@@ -78,7 +78,8 @@ class _Proof:
     sentence: Sentence
     command: vernac.Command
     scope_path: list[str]
-    in_signature: bool
+    #: Where its premise goes (:meth:`PremiseCollector.place`).
+    place: Place
     steps: list[dict[str, object]] = field(default_factory=list)
     #: The name Coq gave the proof, when the statement does not say it.
     given_name: str = ""
@@ -257,9 +258,7 @@ class FileTracer:
             text for reply in replies for _, level, text in reply.messages if level == "info"
         ]
         if before is None and after is not None:
-            proof = _Proof(
-                sentence, command, self.scopes.module_path(), self.premises.in_signature()
-            )
+            proof = _Proof(sentence, command, self.scopes.module_path(), self.premises.place())
             self._proof = proof
             self._structure = []
             unnamed = command.word == "Goal" or not command.ident
@@ -283,7 +282,12 @@ class FileTracer:
         )
         if command.word == "Include":
             self.premises.include(sentence)
+        depth = len(self.scopes.scopes)
         self.scopes.apply(command)
+        if len(self.scopes.scopes) > depth and self.scopes.scopes[-1].kind == "functor":
+            self.premises.functor_opened(sentence)
+        if closing is not None and closing.kind == "functor":
+            self.premises.functor_closed(sentence)
         if closing is not None and closing.kind == "section":
             self.premises.section_closed()
         elif closing is not None and closing.kind == "module" and not self.premises.in_signature():
@@ -342,10 +346,13 @@ class FileTracer:
         def finish(about: About | None) -> None:
             name = fallback
             if about is not None and about.what == "Constant":
-                name = ".".join([self.module, *proof.scope_path, about.kernel_name.split(".")[-1]])
-                if not proof.in_signature:
+                last = about.kernel_name.split(".")[-1]
+                name = ".".join([self.module, *proof.scope_path, last])
+                if not proof.place.skip:
                     kind = vernac.DECLARING_KINDS.get(proof.command.word, "Lemma")
-                    self.premises.add(name, kind, about.statement, proof.sentence)
+                    premise = self.premises.premise_name(proof.place, last)
+                    functor = proof.place.functor
+                    self.premises.add(premise, kind, about.statement, proof.sentence, functor)
             if ender.word == "Admitted":
                 self.result.admitted[name] = left
             for step in proof.steps:

@@ -7,7 +7,10 @@ constructors) are premises, with their kernel name and type; ``Print`` of an ind
 gives its constructors. When a ``Section`` closes, its premises are asked about again,
 for their type as seen from outside; when a module closes, ``Search _ inside M`` finds
 the constants ``Include`` or a functor application put in it. Declarations inside a
-``Module Type`` or a functor are not premises (they are not constants of the library).
+``Module Type`` are not premises (they are fields of a signature). Those inside a functor's
+body, and the fields of its parameters (``Search _ inside X`` when the functor opens), are
+premises of the body only: named as the body names them (``twice_idem``, ``X.op_comm``),
+with ``until`` the line of the functor's ``End`` (:class:`~proofsearch.trace.schema.Premise`).
 
 The collector does not talk to Coq itself: it hands each query to ``ask``, which sends
 it while the declaring sentence is the tip, and gets the answer's text back.
@@ -42,14 +45,29 @@ _GLOBAL = ("Constant", "Inductive", "Constructor")
 Ask = Callable[[str, Callable[[str], None]], None]
 
 
+#: The line a premise of a functor that never closes is seen until.
+LAST_LINE = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a declaration is, for its premise: inside a ``Module Type`` (``skip``: no
+    premise), inside a functor (``functor``: the offset of the sentence that opened it;
+    ``path``: the modules below it), or in the library (``path``: every module around
+    it)."""
+
+    skip: bool
+    functor: int | None
+    path: tuple[str, ...]
+
+
 @dataclass
 class _Declaring:
     """A sentence whose declarations are being asked about."""
 
     sentence: Sentence
     command: vernac.Command
-    scope_path: list[str]
-    in_signature: bool
+    place: Place
     main: str
 
 
@@ -77,10 +95,52 @@ class PremiseCollector:
         self._dropped: set[int] = set()
         #: The last ``Include`` of each open module, by nesting depth.
         self._includes: dict[int, Sentence] = {}
+        #: Premise index → the functor (its scope's sentence index) it belongs to, and
+        #: each closed functor → the line of its ``End``.
+        self._local: dict[int, int] = {}
+        self._functor_ends: dict[int, int] = {}
+        #: The open functors, innermost last: the offsets of their opening sentences.
+        self._functors: list[int] = []
 
     def in_signature(self) -> bool:
         """Inside a ``Module Type`` or a functor: fields, not constants of the library."""
         return bool(self.scopes.kinds & {"module_type", "functor"})
+
+    def place(self) -> Place:
+        """Where a declaration made here goes (see :class:`Place`)."""
+        if "module_type" in self.scopes.kinds:
+            return Place(True, None, ())
+        functors = [i for i, scope in enumerate(self.scopes.scopes) if scope.kind == "functor"]
+        if not functors:
+            return Place(False, None, tuple(self.scopes.module_path()))
+        below = self.scopes.scopes[functors[-1] + 1 :]
+        path = tuple(scope.name for scope in below if scope.kind not in ("section", "hb"))
+        return Place(False, self._functors[-1] if self._functors else -1, path)
+
+    def premise_name(self, place: Place, ident: str) -> str:
+        """The name a premise declared at ``place`` is used by."""
+        if place.functor is not None:
+            return ".".join([*place.path, ident])
+        return ".".join([self.module, *place.path, ident])
+
+    def functor_opened(self, sentence: Sentence) -> None:
+        """A functor's parameters are premises of its body: their fields as ``X.f``."""
+        self._functors.append(sentence.start)
+        for parameter in self.scopes.scopes[-1].parameters:
+
+            def found(text: str, functor: int = sentence.start) -> None:
+                for entry in text.split("\n\n"):
+                    match = _SEARCH_ENTRY.fullmatch(entry.strip())
+                    if match is not None:
+                        statement = _LINE_BREAK.sub(" ", match["statement"].strip())
+                        self.add(match["name"], "Parameter", statement, sentence, functor)
+
+            self.ask(f"Search _ inside {parameter}.", found)
+
+    def functor_closed(self, end: Sentence) -> None:
+        """``End`` of the innermost functor: its premises are seen up to this line."""
+        if self._functors:
+            self._functor_ends[self._functors.pop()] = self.line_of(end.start)
 
     def include(self, sentence: Sentence) -> None:
         """An ``Include`` in the current module: what it brings is placed here at the
@@ -105,9 +165,7 @@ class PremiseCollector:
             field = _CLASS_FIELD.search(command.bare)
             if field and "{" not in command.bare[field.start() : field.end()]:
                 names.append(field.group(1))
-        declaring = _Declaring(
-            sentence, command, self.scopes.module_path(), self.in_signature(), main
-        )
+        declaring = _Declaring(sentence, command, self.place(), main)
         for name in names:
             self.about(name, functools.partial(self._declared, declaring, name))
 
@@ -130,10 +188,11 @@ class PremiseCollector:
             kind = "Projection"
         if kind == "Inductive" and word not in _INDUCTIVE_WORDS:
             kind = "Inductive"
-        if declaring.in_signature:
+        place = declaring.place
+        if place.skip:
             return
-        qualified = ".".join([self.module, *declaring.scope_path, about.kernel_name.split(".")[-1]])
-        self.add(qualified, kind, about.statement, declaring.sentence)
+        qualified = self.premise_name(place, about.kernel_name.split(".")[-1])
+        self.add(qualified, kind, about.statement, declaring.sentence, place.functor)
 
     def _constructors(self, declaring: _Declaring, printed: str) -> None:
         for name in constructor_candidates(printed):
@@ -183,11 +242,16 @@ class PremiseCollector:
             self.about(premise.name, update)
         self._in_section = []
 
-    def add(self, name: str, kind: str, statement: str, sentence: Sentence) -> None:
-        if name in self._seen:
+    def add(
+        self, name: str, kind: str, statement: str, sentence: Sentence, functor: int | None = None
+    ) -> None:
+        key = name if functor is None else f"{functor}:{name}"  # two functors' `X.f`
+        if key in self._seen:
             return
-        self._seen.add(name)
-        if "section" in self.scopes.kinds:
+        self._seen.add(key)
+        if functor is not None:
+            self._local[len(self.premises)] = functor
+        elif "section" in self.scopes.kinds:
             self._in_section.append(len(self.premises))
         self.premises.append(
             Premise(
@@ -203,5 +267,11 @@ class PremiseCollector:
 
     def finish(self) -> list[Premise]:
         """The premises in file order (ties kept in the order they were found)."""
-        kept = [p for i, p in enumerate(self.premises) if i not in self._dropped]
+        kept = [
+            p.model_copy(update={"until": self._functor_ends.get(self._local[i], LAST_LINE)})
+            if i in self._local
+            else p
+            for i, p in enumerate(self.premises)
+            if i not in self._dropped
+        ]
         return sorted(kept, key=lambda premise: premise.offset)

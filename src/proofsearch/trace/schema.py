@@ -116,6 +116,10 @@ class Premise(_Record):
     module: str
     line: int
     offset: int
+    #: A declaration inside a functor's body (or one of its parameters' fields): named
+    #: as the body names it (``X.op_comm``, ``twice_idem``), and a premise only there:
+    #: the line of the functor's ``End``. ``None``: a constant of the library.
+    until: int | None = None
 
 
 class FileError(_Record):

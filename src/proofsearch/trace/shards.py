@@ -24,8 +24,9 @@ _TMP = ".tmp-"
 #: Bumped when the tracer records more or different things from the same source, so
 #: that re-running ``trace`` on an existing folder traces every file again.
 #: 2: included constants whose statement Coq prints on the next line; the premises of a
-#: section that encloses another section.
-TRACER_REVISION = 2
+#: section that encloses another section. 3: the premises of a functor's body and its
+#: parameters, seen only inside it (``Premise.until``).
+TRACER_REVISION = 3
 
 
 def shard_key(source: bytes, args: Sequence[str], coq_version: str) -> str:

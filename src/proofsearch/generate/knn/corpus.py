@@ -47,7 +47,7 @@ from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 7
+CORPUS_VERSION = 8
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -292,7 +292,7 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
     )
     joined = {
         key: np.concatenate([p.arrays[key] for p in parts])
-        for key in ("premise_line", "premise_applicable", "premise_definition")
+        for key in ("premise_line", "premise_until", "premise_applicable", "premise_definition")
     }
     return {
         **index.arrays("premises"),
@@ -304,6 +304,7 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
         ),
         "premise_module": _module_numbers(parts, "premise_module"),
         "premise_line": joined["premise_line"].astype(np.int32),
+        "premise_until": joined["premise_until"].astype(np.int32),
         "premise_applicable": joined["premise_applicable"].astype(bool),
         # Definitions, for ``unfold`` (generate/retrieval/unfold.py).
         "premise_definition": joined["premise_definition"].astype(bool),

@@ -132,7 +132,10 @@ class KnnGenerator(TacticGenerator):
         self.lemma_table = corpus.lemmas if self.analogies else None
         self.lemma_text: dict[int, str] = {}
         self.premise_scopes = ScopeCache(
-            corpus.table, corpus.arrays["premise_module"], corpus.arrays["premise_line"]
+            corpus.table,
+            corpus.arrays["premise_module"],
+            corpus.arrays["premise_line"],
+            until=corpus.arrays.get("premise_until"),
         )
         self._premise_names: SuffixNames | None = None
         #: The theorem last asked about, and its name edits by neighbour lemma number.

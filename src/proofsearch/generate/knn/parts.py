@@ -27,7 +27,7 @@ from proofsearch.generate.knn.notation import matching_tokens
 from proofsearch.trace.schema import TraceDir
 
 #: Bumped when what a part holds, or how it is parsed, changes.
-PARTS_VERSION = 1
+PARTS_VERSION = 2  # 2: premise_until
 #: Kinds of premise that cannot be applied or rewritten with.
 NOT_APPLICABLE = frozenset(
     {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
@@ -123,6 +123,7 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
     terms = _Ragged()
     premise_module: list[int] = []
     premise_line: list[int] = []
+    premise_until: list[int] = []
     applicable: list[bool] = []
     definition: list[bool] = []
     premise_names: list[str] = []
@@ -134,6 +135,7 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
         terms.add(premise_terms(premise.statement))
         premise_module.append(module_index)
         premise_line.append(premise.line)
+        premise_until.append(premise.until or 0)
         applicable.append(premise.kind not in NOT_APPLICABLE)
         definition.append(premise.kind == "Definition")
         premise_names.append(premise.name)
@@ -154,6 +156,9 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
             **StringTable.build(statements).arrays("premise_statements"),
             "premise_module": np.array(premise_module, dtype=np.int32),
             "premise_line": np.array(premise_line, dtype=np.int32),
+            # Inside a functor: seen from its own module up to this line only (0: a
+            # constant of the library).
+            "premise_until": np.array(premise_until, dtype=np.int32),
             "premise_applicable": np.array(applicable, dtype=bool),
             "premise_definition": np.array(definition, dtype=bool),
         }

@@ -183,13 +183,23 @@ class ModuleTable:
         return frozenset(self.index[n] for n in names if n in self.index)
 
     def visible(
-        self, scope: Scope | None, module: np.ndarray, line: np.ndarray
+        self,
+        scope: Scope | None,
+        module: np.ndarray,
+        line: np.ndarray,
+        until: np.ndarray | None = None,
     ) -> np.ndarray | None:
-        """Which entries (by their module and line arrays) ``scope`` may see; ``None``: all."""
+        """Which entries (by their module and line arrays) ``scope`` may see; ``None``: all.
+        ``until`` (premises): an entry with a nonzero one is seen only from its own
+        module, up to that line (a functor's body: :class:`~proofsearch.trace.schema.
+        Premise`); a theorem that is new to the project sees none of them."""
         if scope is None:
-            return None
+            return None if until is None or not until.any() else until == 0
         mask: np.ndarray = self.dependencies(scope)[module]
         mask |= (module == scope.module) & (line < scope.line)
+        if until is not None:
+            local = until != 0
+            mask &= ~local | ((module == scope.module) & scope.placed & (scope.line <= until))
         return mask
 
     def visible_steps(
@@ -207,11 +217,18 @@ class ScopeCache:
     (a search asks about the same theorem many times in a row)."""
 
     def __init__(
-        self, table: ModuleTable, module: np.ndarray, line: np.ndarray, steps: bool = False
+        self,
+        table: ModuleTable,
+        module: np.ndarray,
+        line: np.ndarray,
+        steps: bool = False,
+        until: np.ndarray | None = None,
     ) -> None:
         self.table = table
         self.module = module
         self.line = line
+        #: Premises: the last line a functor's premise is seen at (0: everywhere).
+        self.until = until
         #: Entries are proof steps: the theorem's ``learn_from`` widens what it sees.
         self.steps = steps
         self._last: tuple[object, Scope | None, np.ndarray | None] | None = None
@@ -228,7 +245,9 @@ class ScopeCache:
         if last is not None and last[0] == key:
             return last[1], last[2]
         scope = self.table.scope(theorem_name, extra)
-        visible = self.table.visible_steps if self.steps else self.table.visible
-        mask = visible(scope, self.module, self.line)
+        if self.steps:
+            mask = self.table.visible_steps(scope, self.module, self.line)
+        else:
+            mask = self.table.visible(scope, self.module, self.line, self.until)
         self._last = (key, scope, mask)
         return scope, mask

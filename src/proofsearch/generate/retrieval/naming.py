@@ -43,9 +43,11 @@ def open_modules(theorem: Theorem) -> tuple[str, ...]:
 
 
 def own_file_name(qualified: str, file_module: str, opened: Sequence[str]) -> str:
-    """``qualified`` (a premise of ``file_module``) as named inside modules ``opened``."""
+    """``qualified`` (a premise of ``file_module``) as named inside modules ``opened``.
+    A premise of a functor's body is named as the body names it already (``X.op_comm``,
+    not under the file's name): it is kept whole (it was cut to ``op_comm``)."""
     relative = qualified[len(file_module) + 1 :] if qualified.startswith(file_module + ".") else ""
-    parts = relative.split(".") if relative else [qualified.rsplit(".", 1)[-1]]
+    parts = (relative or qualified).split(".")
     common = 0
     while common < min(len(opened), len(parts) - 1) and opened[common] == parts[common]:
         common += 1

@@ -151,7 +151,9 @@ class PremiseRetriever:
         self.module = corpus.arrays["premise_module"]
         self.applicable = corpus.arrays["premise_applicable"]
         self.line = corpus.arrays["premise_line"]
-        self.scopes = ScopeCache(corpus.table, self.module, self.line)
+        self.scopes = ScopeCache(
+            corpus.table, self.module, self.line, until=corpus.arrays.get("premise_until")
+        )
         self.uses = PremiseUses(corpus.table, corpus.arrays)
         self._max_idf = float(self.index.weights.max()) if len(self.index.weights) else 1.0
         self._idf_cache: dict[str, float] = {}
