@@ -50,6 +50,7 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "some_nat": "exact 0",
     "inhab_nat": "constructor; exact 0",
     "gen_true": "reflexivity",
+    "tt_path": "exact (idpath tt)",
     "uses_k": "symmetry; apply plus_n_O",
     "witness": "intros n; rewrite <- plus_n_Sm, <- plus_n_O; reflexivity",
 }

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.env.coq.version import binary_version
 from tests.conftest import ROOT
 from tests.prove.project import FILES, HOLES, ORDER, write_project
 
@@ -438,18 +439,48 @@ def test_a_hole_whose_type_is_data_is_left_and_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`Definition f : nat -> nat` is a function still to write: the identity would
-    type-check and was written (with `Qed.`). Data holes are left, each said why; a type
-    that carries a proposition (`{n | n = 2}`) is searched and filled."""
+    type-check and was written (with `Qed.`). A definition whose type is data is left,
+    said why; one whose type carries a proposition (`{n | n = 2}`) is searched and
+    filled; a lemma is always searched (a `Lemma` in `Type` is most often a
+    proof-relevant proposition, which the probe could not tell from data)."""
     folder, log = prove_one_file(tmp_path, "D.v", DATA)
-    assert log.read_text().splitlines() == ["two"]
+    assert log.read_text().splitlines() == ["some_nat", "two"]
     assert (folder / "D.v").read_text() == DATA.replace(
         "{n : nat | n = 2}.\nProof.\nAdmitted.\n",
         "{n : nat | n = 2}.\nProof.\n  exists 2; reflexivity.\nDefined.\n",
-    )
+    ).replace("nat.\nProof.\nAdmitted.\n", "nat.\nProof.\n  exact 0.\nQed.\n")
     out = capsys.readouterr().out
-    for line, name in ((1, "f"), (3, "some_nat"), (7, "inhab_nat")):
+    for line, name in ((1, "f"), (7, "inhab_nat")):
         assert f"left Admitted: D.v:{line} {name}: its type is data, not a proposition" in out
     assert "no hole could be opened" not in out
+
+
+def test_a_project_without_the_prelude_has_its_type_valued_holes_searched(
+    tmp_path: Path,
+) -> None:
+    """Under `-noinit` (HoTT, UniMath) propositions are types: `paths x x : Type` is no
+    `Prop`, and the data probe would refuse every hole. There it is not run."""
+    folder = tmp_path / "noinit"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Adm\n-arg -noinit\nH.v\n")
+    plugin = "rocq-runtime.plugins.ltac" if binary_version("coqc").rocq else "ltac_plugin"
+    (folder / "H.v").write_text(
+        f'Declare ML Module "{plugin}".\nGlobal Set Default Proof Mode "Classic".\n'
+        # The probe's tactics, as the prelude defines them: so the probe could run.
+        'Tactic Notation "assert_fails" tactic3(t) := tryif t then gfail 0 "ok" else idtac.\n'
+        'Tactic Notation "assert_succeeds" tactic3(t) := '
+        'tryif (assert_fails t) then gfail 0 "fails" else idtac.\n'
+        # HoTT's: polymorphic, so Coq does not lower it to Prop.
+        "#[universes(polymorphic, cumulative)]\n"
+        "Inductive paths {A : Type} (a : A) : forall _ : A, Type := idpath : paths a a.\n"
+        "Inductive unit : Type := tt : unit.\n"
+        "Definition tt_path : paths tt tt.\nProof.\nAdmitted.\n"
+    )
+    log = tmp_path / "asked.log"
+    args = ["--generator", STAND_IN, "--gen-option", f"log={log}", "--write"]
+    assert prove(str(folder), *args, "--output", str(tmp_path / "r.jsonl")) == 0
+    assert log.read_text().splitlines() == ["tt_path"]
+    assert "Admitted." not in (folder / "H.v").read_text()
 
 
 LTAC2 = """\

@@ -151,8 +151,10 @@ class Hole:
             "allowed_axioms": list(allowed_axioms),
             # The user's development: any axiom its header loads is theirs to use.
             "any_axiom": True,
-            # A data type (``Definition f : nat -> nat``) is the user's to write.
-            "propositions_only": True,
+            # A data type (``Definition f : nat -> nat``) is the user's to write. Only for
+            # a definition: a lemma's type in ``Type`` is a proof-relevant proposition
+            # (a typing derivation), which the probe could not tell from data.
+            **({"propositions_only": True} if self.is_definition else {}),
             **(
                 {"functor_parameters": list(self.functor_parameters)}
                 if self.functor_parameters

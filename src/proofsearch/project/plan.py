@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from proofsearch.env.coq.sentences import SentenceError
+from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.holes import Hole, Skipped, find_holes, select_lemmas
 from proofsearch.trace.deps import order
 from proofsearch.trace.sources import Project, Source, SourceError
@@ -32,6 +33,10 @@ class HolePlan:
     skipped: list[Skipped] = field(default_factory=list)
     #: The ``skipped`` proofs of the selected files: said to the user, never passed over.
     not_searched: list[Skipped] = field(default_factory=list)
+    #: Refuse holes whose type is data (theorem field ``propositions_only``). Not in a
+    #: project without the prelude (HoTT, UniMath): its propositions are types (``paths
+    #: x y : Type``), which the probe, asking for ``Prop``, would call data.
+    propositions_only: bool = True
 
     def admitted_names(self) -> list[str]:
         """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
@@ -63,6 +68,8 @@ class HolePlan:
         records = []
         for hole in self.selected if whole is None else whole:
             record = hole.to_record(allowed)
+            if not self.propositions_only:
+                record.pop("propositions_only", None)
             record["source_sha256"] = self.digests[hole.source.module]
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
@@ -83,6 +90,7 @@ def plan_holes(
 ) -> HolePlan:
     """Find every hole; select those of ``files`` matching ``lemmas`` (globs)."""
     plan = HolePlan(graph={k: list(v) for k, v in graph.items()}, texts={}, digests={})
+    plan.propositions_only = not without_prelude(project.args)
     by_module = {source.module: source for source in project.sources}
     chosen = {source.module for source in files}
     for module in order(plan.graph):
