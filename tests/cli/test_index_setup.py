@@ -184,3 +184,22 @@ def test_trace_without_a_terminal_prints_plain_progress_lines(
         r"^trace files 3/3 · lemmas \d+ · steps \d+ · failed 0 · elapsed \d:\d\d:\d\d$", err, re.M
     ), err
     assert "ETA" not in err and "━" not in err  # no bar
+
+
+def test_the_first_run_on_an_index_says_it_builds_it(
+    traced: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first run stood at 0 results while the index was built (110 s on a loaded
+    machine for the standard library's): a line says so, only when it is not cached."""
+    _, out = traced
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    theorems = theorem_file(tmp_path, file="theories/C.v", line=3)
+    for run, expected in ((1, True), (2, False)):
+        results = tmp_path / f"out{run}.jsonl"
+        argv = ["search", str(theorems), "--index", str(out), "-o", str(results), "--timeout", "60"]
+        assert main(argv) == 0
+        said = "index: building the search index of 1 trace folder(s)" in capsys.readouterr().err
+        assert said is expected, run

@@ -317,6 +317,7 @@ def _search(
         _run,
         default_generator,
         generator_options,
+        index_build_notice,
         search_config,
     )
     from proofsearch.data.theorems import parse_theorem_lines
@@ -367,6 +368,9 @@ def _search(
             print_notice(console, _learning_notice(args.workers, args.generator_actors))
     with store:
         watch = StartupWatch(store, "coq", len(todo))
+        notice = index_build_notice(spec) if todo and not args.quiet else None
+        if notice:
+            print_notice(console, notice, style="dim")
         display = ProgressDisplay(len(todo), console, bool(todo) and not args.quiet)
         with display:
             try:

@@ -459,6 +459,9 @@ def run(args: argparse.Namespace) -> int:
         sources = {t.name: t.source for t in todo}
         fix = HEADER_FIXES.get(args.prover, "fix the header")
         headers = HeaderWatch(watch, str(args.theorems), sources, fix)
+        notice = index_build_notice(spec) if todo and not args.quiet else None
+        if notice:
+            print_notice(console, notice, style="dim")
         display = ProgressDisplay(len(todo) + len(invalid_records), console, not args.quiet)
         with display:
             for record in invalid_records:
@@ -539,6 +542,22 @@ def invalid_result_records(
 
 class RunFailed(Exception):
     """The run could not go on (Ray would not start, ...): the message says why."""
+
+
+def index_build_notice(spec: WorkerSpec) -> str | None:
+    """A line for a run whose generator reads an index not built yet: the first run
+    on a trace builds it before any result (a minute and more for the standard
+    library's), and a bar standing at 0 said nothing of why."""
+    from proofsearch.generate.knn.corpus import is_cached
+
+    index = spec.generator_options.get("index")
+    if not index or is_cached(index, bool(spec.generator_options.get("typed_features", True))):
+        return None
+    count = len(index) if isinstance(index, list) else 1
+    return (
+        f"index: building the search index of {count} trace folder(s) before the first "
+        "result (once: it is cached until a trace changes)"
+    )
 
 
 def _run(

@@ -390,6 +390,14 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def is_cached(index: IndexPaths, typed_features: bool = True) -> bool:
+    """Whether :func:`load_corpus` will find ``index``'s corpus on disk (not build it)."""
+    try:
+        return (cache_dir() / f"{cache_key(index, typed_features)}.npz").exists()
+    except (OSError, ValueError):
+        return False
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "proofsearch" / "knn"
