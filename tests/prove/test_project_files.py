@@ -116,3 +116,36 @@ def test_files_inside_a_project_are_that_projects(
         out, err = capsys.readouterr()
         assert out.splitlines() == ["sub/Mod.v:5 Arith2.add_comm'", "sub/Mod.v:8 Arith2.impossible"]
         assert "no _CoqProject:" not in err
+
+
+def test_a_dune_project_is_the_files_dune_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scratch file left out of `(modules …)`, and a subfolder's file without
+    `(include_subdirs …)`, were taken for the project's: one that does not compile
+    stopped the run, though `dune build` passed."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "dune"
+    (folder / "lib" / "sub").mkdir(parents=True)
+    (folder / "app" / "old").mkdir(parents=True)
+    (folder / "dune-project").write_text("(lang dune 2.9)\n(using coq 0.3)\n")
+    (folder / "lib" / "dune").write_text(
+        "(include_subdirs qualified)\n(coq.theory\n (name My.Lib)\n (modules A sub.D))\n"
+    )
+    (folder / "app" / "dune").write_text(
+        "(coq.theory (name App) (theories My.Lib) (modules :standard \\ Skip))\n"
+    )
+    for file in ("lib/A.v", "lib/Scratch.v", "lib/sub/D.v", "app/Main.v", "app/Skip.v"):
+        (folder / file).write_text("Definition x := 0.\n")
+    (folder / "app" / "old" / "Old.v").write_text("Require Import Nonexistent.\n")
+    assert _modules(load_project([folder])) == [
+        ("app/Main.v", "App.Main"),
+        ("lib/A.v", "My.Lib.A"),
+        ("lib/sub/D.v", "My.Lib.sub.D"),
+    ]
+    # A file dune builds that does not compile: the line points at the dune stanzas.
+    (folder / "app" / "Main.v").write_text("Lemma m : True.\nAdmitted.\nNot Coq.\n")
+    assert main(["prove", str(folder), "--no-library-trace", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "app/Main.v:3: the file does not compile" in err
+    assert "check the dune files' (coq.theory …) stanzas" in err and "_CoqProject" not in err

@@ -144,8 +144,17 @@ def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
     more_args, more_maps, _ = sources._parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
     project.args = args + more_args
     project.mappings = mappings + more_maps + sources.installed_mappings(sources.coq_where(coqc))
-    paths = sorted({p.resolve() for theory in found for p in theory.folder.rglob("*.v")})
-    paths = [p for p in paths if "_build" not in p.relative_to(root).parts]
+    # The files dune builds: a theory's `(modules …)`, its subfolders only with
+    # `(include_subdirs …)` (a scratch file beside them stopped the run: it does not
+    # compile, and dune never builds it).
+    paths = sorted(
+        {
+            path.resolve()
+            for theory in found
+            for path in theory.folder.rglob("*.v")
+            if "_build" not in path.relative_to(root).parts and theory.builds(path)
+        }
+    )
     project.sources = [_source(path, project) for path in paths]
     return project
 

@@ -60,7 +60,7 @@ def trace_project(
                 summary.add(record, skipped=False)
         failed += [r for r in records if r.status == "failed"]
     if failed:
-        raise TraceFailed(_failure_line(failed[0], len(failed)))
+        raise TraceFailed(_failure_line(failed[0], len(failed), project.build_dir is not None))
     return summary
 
 
@@ -82,12 +82,19 @@ def prune(project: Project, out: Path) -> None:
             trace.shard(module, kind).unlink(missing_ok=True)
 
 
-def _failure_line(record: FileRecord, count: int) -> str:
+def _failure_line(record: FileRecord, count: int, dune: bool = False) -> str:
+    """The line a failed project trace stops with; ``dune``: the project is described
+    by dune files (a dune user was sent to "the _CoqProject's -R/-Q/-I lines")."""
     message = " ".join((record.error.message if record.error else "").split())[:400].rstrip(".")
     line = record.error.line if record.error else 1
     more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
+    where = (
+        "the dune files' (coq.theory …) stanzas: name, theories, flags, modules"
+        if dune
+        else "the _CoqProject's -R/-Q/-I lines"
+    )
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
-        "project build with coqc (check the _CoqProject's -R/-Q/-I lines or --coq-arg, and "
-        "the programs its commands run: Extraction or QuickChick need OCaml's tools)"
+        f"project build with coqc (check {where} or --coq-arg, and the programs its "
+        "commands run: Extraction or QuickChick need OCaml's tools)"
     )
