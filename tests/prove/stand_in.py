@@ -49,6 +49,8 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "f": "exact (fun n => n)",
     "some_nat": "exact 0",
     "inhab_nat": "constructor; exact 0",
+    "nat_pointed": "now exists 0",
+    "le_refl": "intros n; auto",
     "gen_true": "reflexivity",
     "tt_path": "exact (idpath tt)",
     "uses_k": "symmetry; apply plus_n_O",

@@ -421,6 +421,7 @@ def test_a_definition_is_filled_transparent_and_said(
 
 
 DATA = """\
+Require Import RelationClasses.
 Definition f : nat -> nat.
 Admitted.
 Lemma some_nat : nat.
@@ -431,6 +432,11 @@ Instance inhab_nat : Inhab nat.
 Admitted.
 Definition two : {n : nat | n = 2}.
 Proof.
+Admitted.
+Class Pointed (A : Type) := { point : A; point_ok : point = point }.
+Instance nat_pointed : Pointed nat.
+Admitted.
+Instance le_refl : Reflexive le.
 Admitted.
 """
 
@@ -444,15 +450,25 @@ def test_a_hole_whose_type_is_data_is_left_and_said(
     filled; a lemma is always searched (a `Lemma` in `Type` is most often a
     proof-relevant proposition, which the probe could not tell from data)."""
     folder, log = prove_one_file(tmp_path, "D.v", DATA)
-    assert log.read_text().splitlines() == ["some_nat", "two"]
+    assert log.read_text().splitlines() == ["some_nat", "two", "nat_pointed", "le_refl"]
     assert (folder / "D.v").read_text() == DATA.replace(
         "{n : nat | n = 2}.\nProof.\nAdmitted.\n",
         "{n : nat | n = 2}.\nProof.\n  exists 2; reflexivity.\nDefined.\n",
-    ).replace("nat.\nProof.\nAdmitted.\n", "nat.\nProof.\n  exact 0.\nQed.\n")
+    ).replace("nat.\nProof.\nAdmitted.\n", "nat.\nProof.\n  exact 0.\nQed.\n").replace(
+        "Pointed nat.\nAdmitted.\n", "Pointed nat.\nProof.\n  now exists 0.\nDefined.\n"
+    ).replace("Reflexive le.\nAdmitted.\n", "Reflexive le.\nProof.\n  intros n; auto.\nDefined.\n")
     out = capsys.readouterr().out
-    for line, name in ((1, "f"), (7, "inhab_nat")):
+    for line, name in ((2, "f"), (8, "inhab_nat")):
         assert f"left Admitted: D.v:{line} {name}: its type is data, not a proposition" in out
     assert "no hole could be opened" not in out
+    # An instance with a data field got an arbitrary point without a word: it is said; an
+    # instance that is a proof (Reflexive) is not.
+    assert "instance filled: D.v:14 nat_pointed: its value is the proof found" in out
+    assert "le_refl: its value" not in out
+    said = json.loads((tmp_path / "r.jsonl.prove.json").read_text())
+    filled = said["files"]["D.v"]["filled"]
+    definitions = {item["name"] for item in filled if item.get("definition")}
+    assert definitions == {"two", "nat_pointed"}
 
 
 def test_a_project_without_the_prelude_has_its_type_valued_holes_searched(
@@ -658,7 +674,7 @@ def test_a_proof_resting_on_an_admitted_lemma(
 
 
 AXIOMS_AND_FUNCTORS = """\
-From Coq Require Import RelationClasses.
+Require Import RelationClasses.
 #[export] Instance nat_refl : Reflexive (@eq nat).
 Proof. Admitted.
 Axiom excluded : forall P : Prop, P \\/ ~ P.

@@ -96,9 +96,10 @@ def write_back(
                 f"replaces them{'' if args.write else ' with --write'}"
             )
     for hole in sorted(outcome.filled, key=lambda hole: (hole.source.file, hole.line)):
-        if hole.keyword == "Definition":  # an Instance is most often a proof (Proper)
+        if value_filled(hole, results):
+            what = "definition" if hole.keyword == "Definition" else "instance"
             print(
-                f"definition filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "
+                f"{what} filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "
                 "is the proof found (ended Defined., so it computes); any value its type "
                 "allows was accepted: check it is the one you mean"
             )
@@ -125,6 +126,16 @@ def write_back(
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused else EXIT_OK
+
+
+def value_filled(hole: Hole, results: dict[str, dict[str, Any]]) -> bool:
+    """Whether a filled hole's value is data the user should look at: a ``Definition``,
+    or an ``Instance`` whose type is no proposition (a class with data fields, ``Pointed
+    nat``, got an arbitrary point without a word); an instance of ``Proper`` is a proof."""
+    if hole.keyword == "Definition":
+        return True
+    record = results.get(hole.name) or {}
+    return hole.keyword == "Instance" and record.get("proposition") is False
 
 
 def tactics_replaced(hole: Hole, results: dict[str, dict[str, Any]]) -> bool:
@@ -190,7 +201,7 @@ def _save(
                 item["rests_on_admitted"] = outcome.resting[hole]
             if tactics_replaced(hole, results):
                 item["your_tactics_replaced"] = True
-            if hole.keyword == "Definition":
+            if value_filled(hole, results):
                 item["definition"] = True
             entry["filled"].append(item)
         else:

@@ -12,6 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 from proofsearch.theorem import Theorem
@@ -146,6 +147,9 @@ class ProofSession(ABC):
     #: search; ``None``: no budget. A backend bounds the work it does after a tactic
     #: (Coq's ``Qed``) by it.
     deadline: float | None = None
+    #: What the backend learned about the statement while opening it (Coq: whether a
+    #: definition's type is a proposition), copied into the search's result.
+    facts: Mapping[str, Any] = MappingProxyType({})
 
     @abstractmethod
     def apply(self, state: ProofState, tactic: str, timeout: float | None = None) -> Outcome:

@@ -249,6 +249,7 @@ class BestFirstSearchProver:
         result.total_time = time.perf_counter() - start
         # Opening runs the header (Require, imports): worth knowing apart from the search.
         result.extra["open_time"] = round(open_time, 6)
+        result.extra.update(session.facts)
         if clock.timeouts:  # where the prover's time went: kind → tactics that timed out
             result.extra["timeouts"] = dict(clock.timeouts.most_common())
         restarts = self.prover.stats.restarts - restarts_before

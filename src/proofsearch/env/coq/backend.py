@@ -33,7 +33,7 @@ from proofsearch.env.base import (
 )
 from proofsearch.env.coq import xml
 from proofsearch.env.coq.checker import FIRST_GOAL, check_proof, statement_name
-from proofsearch.env.coq.data_probe import DATA_PROBE, DATA_REASON
+from proofsearch.env.coq.data_probe import DATA_PROBE, DATA_REASON, NOT_PROPOSITION
 from proofsearch.env.coq.guard import TacticRejected, check_tactic
 from proofsearch.env.coq.header_load import load_sentences
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
@@ -233,10 +233,11 @@ class CoqProver(Prover):
             raise EnvError("the statement did not open a proof")
         root = ProofState(tuple(g.render() for g in goals.focused), goals_key, ())
         session = CoqSession(self, theorem, prefix, root)
-        if theorem.extra.get("propositions_only") and isinstance(
-            session.apply(root, DATA_PROBE), ProofState | Proved
-        ):
-            raise EnvError(DATA_REASON)
+        if theorem.extra.get("propositions_only"):
+            proposition = not _succeeds(session.apply(root, NOT_PROPOSITION))
+            if not proposition and _succeeds(session.apply(root, DATA_PROBE)):
+                raise EnvError(DATA_REASON)
+            session.facts = {"proposition": proposition}
         return session
 
     def _goals(self) -> tuple[xml.Goals | None, str]:
@@ -289,6 +290,10 @@ class CoqProver(Prover):
 
     def tactic_limit(self, timeout: float | None) -> int:
         return max(1, math.ceil(timeout if timeout is not None else self.config.tactic_timeout))
+
+
+def _succeeds(outcome: Outcome) -> bool:
+    return isinstance(outcome, ProofState | Proved)
 
 
 def batch_before(pending: list[int], limit: int, left: float | None) -> tuple[list[int], int]:

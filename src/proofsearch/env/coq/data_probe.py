@@ -39,6 +39,9 @@ def _level(constructors: int, below: str) -> str:
 
 #: The probe: succeeds iff the statement asks for data (see the module's docstring).
 DATA_PROBE = _level(_TOP_CONSTRUCTORS, f"({_level(_INNER_CONSTRUCTORS, _NOT_PROP)})")
+#: Succeeds iff the statement is not a proposition (``Prop``): run first, the data probe
+#: only then; a filled instance of a class with data fields is said (``Pointed nat``).
+NOT_PROPOSITION = f"intros; hnf; {_NOT_PROP}"
 
 #: The reason a data statement is not searched (``prove`` shows it as it is).
 DATA_REASON = (
