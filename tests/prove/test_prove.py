@@ -499,6 +499,17 @@ def test_a_project_without_the_prelude_has_its_type_valued_holes_searched(
     assert "Admitted." not in (folder / "H.v").read_text()
 
 
+def test_a_write_run_that_fills_nothing_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its table was titled "prove: written" with nothing written."""
+    text = "Lemma no_proof_known : False.\nAdmitted.\n"
+    folder, _ = prove_one_file(tmp_path, "N.v", text)
+    assert (folder / "N.v").read_text() == text
+    out = capsys.readouterr().out
+    assert "prove: nothing to write" in out and "prove: written" not in out
+
+
 LTAC2 = """\
 Require Import Lia.
 From Ltac2 Require Import Ltac2.

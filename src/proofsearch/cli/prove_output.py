@@ -82,7 +82,12 @@ def write_back(
         record_written(output, written)
     clock["write-back"] = time.perf_counter() - step - outcome.rebuild_seconds
     wall = time.perf_counter() - start
-    _table(plan, outcome, results, args.write)
+    _table(
+        plan,
+        outcome,
+        results,
+        ("written" if outcome.filled else "nothing to write") if args.write else "dry run",
+    )
     for hole, reason in sorted(
         outcome.left.items(), key=lambda item: (item[0].source.file, item[0].line)
     ):
@@ -152,11 +157,11 @@ def print_not_searched(plan: HolePlan) -> None:
         print(f"not searched: {skipped.source.file}:{skipped.line}{name}: {skipped.reason}")
 
 
-def _table(
-    plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]], written: bool
-) -> None:
+def _table(plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]], what: str) -> None:
+    """The table of holes per file, titled ``prove: WHAT`` (``written``, ``dry run``, or
+    ``nothing to write``: a --write run that filled nothing said "written")."""
     table = Table(
-        title="prove: written" if written else "prove: dry run",
+        title=f"prove: {what}",
         caption="search (s): the holes' searches, an earlier run's where its results were reused",
     )
     for column in ("file", "holes", "filled", "left", "search (s)"):
