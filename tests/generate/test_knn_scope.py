@@ -344,6 +344,23 @@ def test_a_functor_premise_is_seen_inside_its_body_only(tmp_path: Path) -> None:
     assert premises_seen(corpus, new) == {"Lib.A.glob"}
 
 
+def test_a_functor_premise_changes_no_score_outside_its_body(tmp_path: Path) -> None:
+    """BM25's statistics are the library's constants': the stdlib's 9,556 functor
+    premises (MSets, Numbers) leave every other theorem's ranking as it was."""
+    plain = {"Lib.A": Module(premises={2: "glob", 5: "other"}), "Lib.B": FUNCTOR["Lib.B"]}
+    with_functor = {
+        "Lib.A": Module(premises={2: "glob", 5: "other"}, functor_premises={3: ("X.f", 4)}),
+        "Lib.B": FUNCTOR["Lib.B"],
+    }
+    goal = parse_first_goal(STATE)
+    found = []
+    for index, modules in enumerate((plain, with_functor)):
+        corpus = corpus_of(tmp_path / str(index), modules)
+        found.append(PremiseRetriever(corpus).retrieve(goal, at("Lib.B", 5), 10))
+    assert [(p.name, p.score) for p in found[0]] == [(p.name, p.score) for p in found[1]]
+    assert len(found[0]) == 2
+
+
 def test_learn_from_widens_the_steps_not_the_premises(tmp_path: Path) -> None:
     corpus = corpus_of(tmp_path, PROJECT)
     knn = KnnGenerator(corpus)

@@ -271,10 +271,15 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
     lengths = _lengths(parts, "terms")
     count = len(lengths)
     documents = np.repeat(np.arange(count, dtype=np.int32), lengths)
-    df = np.bincount(term_ids, minlength=len(terms)).astype(np.float64)
+    # The statistics are the library's constants': a functor body's premises (seen only
+    # inside it, ``premise_until``) change no other theorem's ranking.
+    until = np.concatenate([p.arrays["premise_until"] for p in parts])
+    library = until[documents] == 0
+    df = np.bincount(term_ids[library], minlength=len(terms)).astype(np.float64)
     doc_length = np.bincount(documents, weights=tfs, minlength=count)
-    average = float(doc_length.mean()) if count else 1.0
-    idf = np.log(1 + (count - df + 0.5) / (df + 0.5))
+    global_count = int(np.count_nonzero(until == 0))
+    average = float(doc_length[until == 0].mean()) if global_count else 1.0
+    idf = np.log(1 + (global_count - df + 0.5) / (df + 0.5))
     norm = BM25_K1 * (1 - BM25_B + BM25_B * doc_length / max(average, 1e-9))
     tf = tfs.astype(np.float64)
     values = idf[term_ids] * tf * (BM25_K1 + 1) / (tf + norm[documents])
@@ -292,7 +297,7 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
     )
     joined = {
         key: np.concatenate([p.arrays[key] for p in parts])
-        for key in ("premise_line", "premise_until", "premise_applicable", "premise_definition")
+        for key in ("premise_line", "premise_applicable", "premise_definition")
     }
     return {
         **index.arrays("premises"),
@@ -304,7 +309,7 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
         ),
         "premise_module": _module_numbers(parts, "premise_module"),
         "premise_line": joined["premise_line"].astype(np.int32),
-        "premise_until": joined["premise_until"].astype(np.int32),
+        "premise_until": until.astype(np.int32),
         "premise_applicable": joined["premise_applicable"].astype(bool),
         # Definitions, for ``unfold`` (generate/retrieval/unfold.py).
         "premise_definition": joined["premise_definition"].astype(bool),
