@@ -41,6 +41,9 @@ class TheoremLine(BaseModel):
     #: Refuse a statement whose type is data (``prove`` sets it on every hole):
     #: :mod:`proofsearch.env.coq.data_probe`.
     propositions_only: bool | None = None
+    #: ``Hint Rewrite`` databases the theorem may use (``prove`` sets it from the
+    #: project): the portfolio's ``autorewrite with {rewrite_db}``.
+    rewrite_databases: list[str] | None = None
     # A theorem's place in a traced project (``--index``): ``"line": "6"`` was accepted
     # and failed inside the run, one ``error`` row per theorem.
     module: str | None = None
@@ -59,7 +62,7 @@ class TheoremLine(BaseModel):
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
 CHECKED_FIELDS = (
     "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "check_in_place",
-    "learn_from", "propositions_only",
+    "learn_from", "propositions_only", "rewrite_databases",
     "module", "file", "line",
 )  # fmt: skip
 

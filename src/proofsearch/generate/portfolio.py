@@ -7,8 +7,10 @@ with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesi
 :mod:`~proofsearch.generate.boolean_cases`), ``{scrutinee}`` (each term the conclusion's
 ``match``/``if`` inspects: :mod:`~proofsearch.generate.scrutinees`), ``{intro_pattern}``
 (``? [? ?] [?|?]``, taking apart the conclusion's structured premises as ``intros``
-introduces them: :mod:`~proofsearch.generate.premise_patterns`); a template yields one
-tactic per name, with the template's score.
+introduces them: :mod:`~proofsearch.generate.premise_patterns`), ``{rewrite_db}`` (each
+of the theorem's ``rewrite_databases``: a project's ``Hint Rewrite`` databases, which
+``prove`` gives its holes); a template yields one tactic per name, with the template's
+score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
 
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
@@ -36,6 +38,7 @@ _PLACEHOLDERS = {
     "{bools}": "booleans",
     "{scrutinee}": "scrutinees",
     "{intro_pattern}": "intro_patterns",
+    "{rewrite_db}": "",
 }
 
 
@@ -128,9 +131,13 @@ class PortfolioGenerator(TacticGenerator):
             if not holes:
                 out.append(item)
                 continue
-            if names is None:
-                names = goal_names(goals)
             hole = holes[0]
-            for name in getattr(names, _PLACEHOLDERS[hole])[: self.max_per_template]:
+            if hole == "{rewrite_db}":  # from the theorem, not the goal
+                found = [str(db) for db in theorem.extra.get("rewrite_databases") or []]
+            else:
+                if names is None:
+                    names = goal_names(goals)
+                found = getattr(names, _PLACEHOLDERS[hole])
+            for name in found[: self.max_per_template]:
                 out.append(Suggestion(item.tactic.replace(hole, name), item.logprob))
         return best_unique(out, n)
