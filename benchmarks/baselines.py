@@ -57,6 +57,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from proofsearch.cli.errors import CommandError
+from proofsearch.cli.traces import recorded_coq_args
 from proofsearch.data.theorems import load_theorems
 from proofsearch.env.base import EnvError, ProofSession, ProofState, Proved, TacticTimeout
 from proofsearch.env.coq.backend import CoqConfig, CoqProver
@@ -66,6 +68,7 @@ from proofsearch.env.coq.version import binary_version, stdlib_module
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
 from proofsearch.search.result import CHECK_DISAGREEMENT, SearchResult, Status, error_result
 from proofsearch.theorem import Theorem
+from proofsearch.trace.schema import TraceDir
 
 BASELINES = ("one-shot", "hammer", "sauto")
 #: Published results on the whole Coq standard library.
@@ -586,13 +589,40 @@ def run_baseline(
     return results
 
 
-def summarize(name: str, results: Iterable[SearchResult]) -> str:
-    """One line: proved (checked) out of total, with the published anchors."""
-    items = list(results)
-    proved = sum(1 for r in items if r.status is Status.PROVED)
+def summarize(name: str, records: Iterable[dict[str, object]]) -> str:
+    """One line: proved (checked) out of total (every line of the results file, a
+    resumed run's earlier ones too), errors apart, with the published anchors."""
+    items = list(records)
+    proved = sum(1 for r in items if r.get("status") == "proved")
+    errors = sum(1 for r in items if r.get("status") == "error")
     rate = 100 * proved / len(items) if items else 0.0
     anchors = ", ".join(f"{label} {value}%" for label, value in ANCHORS)
-    return f"{name}: {proved}/{len(items)} proved ({rate:.1f}%)   [anchors: {anchors}]"
+    failed = f", {errors} error(s)" if errors else ""
+    return f"{name}: {proved}/{len(items)} proved ({rate:.1f}%){failed}   [anchors: {anchors}]"
+
+
+def read_records(out: Path) -> list[dict[str, object]]:
+    """The results file's lines (the last of each theorem), for the summary."""
+    records: dict[str, dict[str, object]] = {}
+    for raw in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
+        try:
+            record = json.loads(raw)
+            records[str(record["name"])] = record
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    return list(records.values())
+
+
+def header_failures(records: Sequence[dict[str, object]]) -> str | None:
+    """The message when every theorem's header failed: no measurement, but a setup
+    problem (a project's sample without its loadpath printed "0/8 proved" and exit 0)."""
+    errors = [str(r.get("error") or "") for r in records]
+    if records and all("header sentence" in error for error in errors):
+        return (
+            f"every header failed ({errors[0][:300]}); give the loadpath its files need: "
+            "--index TRACE (the trace of the project the sample comes from) or --coq-arg"
+        )
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -612,6 +642,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="argument for Coq (the loadpath a library's headers need, as the search's "
         "--coq-arg): --coq-arg=-R --coq-arg=DIR --coq-arg=Flocq",
     )  # fmt: skip
+    parser.add_argument(
+        "--index", action="append", default=[], metavar="TRACE",
+        help="a trace folder whose recorded Coq arguments (its project's loadpath) the "
+        "headers need, as search --index reads them",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
 
@@ -626,10 +661,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --slice: {exc}", file=sys.stderr)
         return 2
     theorems = [theorem_file.theorems[i] for i in indexes]
+    try:
+        recorded = recorded_coq_args([TraceDir(path) for path in args.index])
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     config = BaselineConfig(
         budget=args.budget,
         tactic_timeout=args.tactic_timeout,
-        coq=CoqConfig(args=tuple(args.coq_arg)),
+        coq=CoqConfig(args=(*recorded, *args.coq_arg)),
     )
     if args.gsmode is not None:
         config = replace(config, hammer_gsmode=args.gsmode)
@@ -647,8 +687,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
 
         out = args.out_dir / f"{name}.jsonl"
-        results = run_baseline(name, theorems, out, config, resume=args.resume, progress=progress)
-        summaries.append(summarize(name, results) + f"   -> {out}")
+        try:
+            run_baseline(name, theorems, out, config, resume=args.resume, progress=progress)
+        except KeyboardInterrupt:
+            kept = len(read_records(out))
+            print(
+                f"interrupted: {kept} result(s) kept in {out}; the same command with "
+                "--resume goes on",
+                file=sys.stderr,
+            )
+            return 130
+        records = read_records(out)
+        problem = header_failures(records)
+        if problem:
+            print(f"error: {name}: {problem}", file=sys.stderr)
+            return 1
+        summaries.append(summarize(name, records) + f"   -> {out}")
     print("\n".join(summaries))
     return 0
 

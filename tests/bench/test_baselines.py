@@ -10,6 +10,7 @@ from types import ModuleType
 
 import pytest
 
+from proofsearch.cli import main
 from proofsearch.env.coq.version import binary_version
 from proofsearch.search.result import SearchResult, Status
 from proofsearch.theorem import Theorem
@@ -52,12 +53,16 @@ def read(path: Path) -> dict[str, dict[str, object]]:
 
 
 @requires_coq
-def test_one_shot(tmp_path: Path, no_new_coq_processes: None) -> None:
+def test_one_shot(
+    tmp_path: Path, no_new_coq_processes: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     theorems = write_theorems(tmp_path)
     argv = ["one-shot", str(theorems), "--slice", "0:1", "--budget", "10"]
     assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet"]) == 0
     argv = ["one-shot", str(theorems), "--slice", "2:", "--budget", "10"]
     assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet", "--resume"]) == 0
+    # The summary counts the whole file, the first sitting's result too.
+    assert "one-shot: 1/2 proved (50.0%)" in capsys.readouterr().out
     records = read(tmp_path / "one-shot.jsonl")
     assert set(records) == {"easy", "false"}
     easy = records["easy"]
@@ -69,7 +74,9 @@ def test_one_shot(tmp_path: Path, no_new_coq_processes: None) -> None:
 
 
 @requires_coq
-def test_coq_args_reach_the_baseline(tmp_path: Path, no_new_coq_processes: None) -> None:
+def test_coq_args_reach_the_baseline(
+    tmp_path: Path, no_new_coq_processes: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A library's headers need its loadpath (``--coq-arg``, as the search's): without it
     the header cannot load; with it the lemma is proved and re-checked."""
     import subprocess
@@ -86,12 +93,22 @@ def test_coq_args_reach_the_baseline(tmp_path: Path, no_new_coq_processes: None)
     }
     theorems.write_text(json.dumps(entry) + "\n")
     argv = ["one-shot", str(theorems), "--budget", "10", "--quiet"]
-    assert baselines.main([*argv, "--out-dir", str(tmp_path / "bare")]) == 0
+    # Every header failed: no measurement ("0/1 proved", exit 0 before), a setup problem.
+    assert baselines.main([*argv, "--out-dir", str(tmp_path / "bare")]) == 1
     assert read(tmp_path / "bare" / "one-shot.jsonl")["uses"]["status"] == "error"
+    err = capsys.readouterr().err
+    assert "error: one-shot: every header failed" in err and "--index TRACE" in err
     loadpath = ["--coq-arg=-R", f"--coq-arg={lib}", "--coq-arg=Short"]
     assert baselines.main([*argv, *loadpath, "--out-dir", str(tmp_path / "lib-out")]) == 0
     record = read(tmp_path / "lib-out" / "one-shot.jsonl")["uses"]
     assert record["status"] == "proved" and record["checked"], record
+    # Or the loadpath the project's trace recorded, as search --index reads it.
+    (lib / "_CoqProject").write_text("-R . Short\nTwo.v\n")
+    trace = tmp_path / "trace"
+    assert main(["trace", str(lib), "--out", str(trace), "--no-progress"]) == 0
+    out = tmp_path / "traced"
+    assert baselines.main([*argv, "--index", str(trace), "--out-dir", str(out)]) == 0
+    assert read(out / "one-shot.jsonl")["uses"]["status"] == "proved"
 
 
 @requires_hammer

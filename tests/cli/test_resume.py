@@ -76,9 +76,15 @@ def test_each_run_is_recorded_and_a_resume_with_other_settings_says_so(
     assert run(theorem_file(tmp_path, 3), out, "--timeout", "20", "--resume") == 0
     err = " ".join(capsys.readouterr().err.split())  # type: ignore[attr-defined]
     assert f"resuming {out} with other settings than the run that wrote it" in err
-    assert "search.timeout: 30.0 → 20.0" in err
+    assert "search.timeout (--timeout): 30.0 → 20.0" in err
     lines = [json.loads(line) for line in runs.read_text().splitlines()]
     assert [line["resumed"] for line in lines] == [False, True]
     # The same settings again: not a word.
     assert run(theorem_file(tmp_path, 4), out, "--timeout", "20", "--resume") == 0
     assert "other settings" not in capsys.readouterr().err  # type: ignore[attr-defined]
+    # A setting named otherwise than its option is said with the option (a user looked
+    # for an option `budget_after_open`).
+    assert run(theorem_file(tmp_path, 5), out, "--timeout", "20", "--resume",
+               "--budget-after-header") == 0  # fmt: skip
+    err = " ".join(capsys.readouterr().err.split())  # type: ignore[attr-defined]
+    assert "search.budget_after_open (--budget-after-header): false → true" in err

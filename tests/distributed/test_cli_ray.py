@@ -80,13 +80,16 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     # background job's shell, or a library in the suite, may have set it to "ignore",
     # which a child keeps across exec).
     run = subprocess.Popen(
-        [*args, *SLOW_TACTIC], cwd=ROOT,
+        [*args, *SLOW_TACTIC], cwd=ROOT, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     seen = watch_descendants(run, lambda: len(lines(out)) >= 4)
     assert run.poll() is None, "the run ended before it could be interrupted"
     run.send_signal(signal.SIGINT)
-    assert run.wait(timeout=60) == 130
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130
+    # What to do next is said (it was the bare word "interrupted").
+    assert "interrupted; the results so far are kept" in err and "--resume" in err
     written = lines(out)
     # Only finished theorems were written, each once, each whole.
     assert len(written) < 200 and len({r["name"] for r in written}) == len(written)

@@ -57,7 +57,7 @@ def test_open_holes_are_searched_again_when_the_settings_change(tmp_path: Path) 
     # A larger budget: the open hole is searched again, the proof kept.
     store = _store(results)
     line = settings_changed(store, results, _spec(60), fresh=False, selected=ALL)
-    assert line is not None and "search.timeout: 20 → 60" in line, line
+    assert line is not None and "search.timeout (--timeout): 20 → 60" in line, line
     assert "left 1 of these hole(s) open" in line and "proofs found before are kept" in line
     assert store.done("a") and not store.done("b")
     # The 60 s run is stopped before it searches `b`: the next 60 s run searches it.
@@ -133,7 +133,7 @@ def test_a_failure_under_these_very_settings_is_kept(tmp_path: Path) -> None:
     store = _store(results)
     line = settings_changed(store, results, _spec(20), fresh=False, selected=ALL)
     assert line is not None and "left 1 of these hole(s) open" in line, line
-    assert "search.timeout: 60 → 20" in line
+    assert "search.timeout (--timeout): 60 → 20" in line
     assert store.done("a") and store.done("c") and not store.done("b")
 
 
@@ -146,5 +146,5 @@ def test_the_check_limit_that_follows_the_timeout_is_not_named(tmp_path: Path) -
     spec = _spec(60)
     spec.prover_options = {"tactic_timeout": 2.0, "check_timeout": 120.0}
     line = settings_changed(_store(results), results, spec, fresh=False, selected=ALL)
-    assert line is not None and "search.timeout: 20 → 60" in line
+    assert line is not None and "search.timeout (--timeout): 20 → 60" in line
     assert "check_timeout" not in line

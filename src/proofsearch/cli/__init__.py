@@ -140,7 +140,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error_line(args.command, str(exc)), file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        resumable = args.command in ("search", "prove", "trace")
+        print(
+            "interrupted"
+            + (
+                "; the results so far are kept: run the same command again "
+                "(search: with --resume) to go on"
+                if resumable
+                else ""
+            ),
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     return code
 

@@ -55,8 +55,31 @@ def last_settings(results: str | Path) -> dict[str, Any] | None:
     return last.get("settings") if isinstance(last, dict) else None
 
 
+#: The command-line option of a setting whose name is not the option's (a user read
+#: ``search.budget_after_open`` and looked for such an option in vain).
+OPTIONS = {
+    "search.timeout": "--timeout",
+    "search.budget_after_open": "--budget-after-header",
+    "search.max_expansions": "--max-expansions",
+    "search.num_sampled_tactics": "--num-sampled-tactics",
+    "search.max_sampled_tactics": "--max-sampled-tactics",
+    "search.tactic_timeout": "--tactic-timeout",
+    "search.slow_timeouts": "--slow-tactic-timeouts",
+    "search.reuse_outcomes": "--stage-outcomes",
+    "search.goal_penalty": "--goal-penalty",
+    "search.depth_bonus": "--depth-bonus",
+    "prover_options.tactic_timeout": "--tactic-timeout",
+    "prover_options.check_timeout": "--check-timeout",
+    "prover_options.memory_limit_mb": "--memory-limit-mb",
+    "prover_options.args": "--coq-arg",
+    "generator": "--generator",
+    "generator_options.index": "--index",
+}
+
+
 def differences(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
-    """``key: old → new`` for each compared setting that changed (nested keys dotted)."""
+    """``key: old → new`` for each compared setting that changed (nested keys dotted),
+    with its command-line option where it has one."""
     out: list[str] = []
 
     def walk(prefix: str, old: Any, new: Any) -> None:
@@ -64,7 +87,8 @@ def differences(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
             for key in sorted(set(old) | set(new)):
                 walk(f"{prefix}.{key}" if prefix else key, old.get(key), new.get(key))
         elif old != new:
-            out.append(f"{prefix}: {json.dumps(old)} → {json.dumps(new)}")
+            option = f" ({OPTIONS[prefix]})" if prefix in OPTIONS else ""
+            out.append(f"{prefix}{option}: {json.dumps(old)} → {json.dumps(new)}")
 
     for key in COMPARED:
         if key in before:  # a run recorded before the key was: not a difference
