@@ -111,8 +111,8 @@ def settings_changed(
     ours = [name for name in stale if name.split("#", 1)[0] in selected]
     if not ours:
         return None
-    if any(d.startswith("search.timeout:") for d in changed):  # follows --timeout
-        changed = [d for d in changed if not d.startswith("prover_options.check_timeout:")]
+    if any(d.startswith("search.timeout ") for d in changed):  # follows --timeout
+        changed = [d for d in changed if not d.startswith("prover_options.check_timeout")]
     return (
         f"settings differ from those of the run(s) that left {len(ours)} of these hole(s) "
         f"open ({'; '.join(changed)}): they are searched again; proofs found before are "
