@@ -105,7 +105,8 @@ def test_a_larger_tactic_limit_searches_open_holes_again(tmp_path: Path) -> None
     assert settings_changed(_store(results), results, _spec(20), fresh=False, selected=ALL) is None
     store = _store(results)
     line = settings_changed(store, results, _spec(20, tactic_timeout=10), fresh=False, selected=ALL)
-    assert line is not None and "prover_options.tactic_timeout (--tactic-timeout): 2.0 → 10" in line, line
+    said = "prover_options.tactic_timeout (--tactic-timeout): 2.0 → 10"
+    assert line is not None and said in line, line
     assert not store.done("slow")
 
 
