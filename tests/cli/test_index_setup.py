@@ -194,8 +194,11 @@ def test_the_first_run_on_an_index_says_it_builds_it(
 ) -> None:
     """A first run stood at 0 results while the index was built (110 s on a loaded
     machine for the standard library's): a line says so, only when it is not cached."""
+    from proofsearch.generate.knn import corpus
+
     _, out = traced
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(corpus, "_PRELOADED", {})  # as a new process: nothing loaded yet
     theorems = theorem_file(tmp_path, file="theories/C.v", line=3)
     for run, expected in ((1, True), (2, False)):
         results = tmp_path / f"out{run}.jsonl"

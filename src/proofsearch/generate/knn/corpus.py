@@ -396,7 +396,10 @@ def _digest(text: str) -> str:
 
 
 def is_cached(index: IndexPaths, typed_features: bool = True) -> bool:
-    """Whether :func:`load_corpus` will find ``index``'s corpus on disk (not build it)."""
+    """Whether :func:`load_corpus` will find ``index``'s corpus loaded or on disk (not
+    build it)."""
+    if _canonical(index, typed_features) in _PRELOADED:
+        return True
     try:
         return (cache_dir() / f"{cache_key(index, typed_features)}.npz").exists()
     except (OSError, ValueError):
