@@ -62,21 +62,12 @@ def write(root: Path, modules: Mapping[str, Module]) -> Path:
             step(name, f"l{line}", line - 1, 0, GOAL, f"apply {t}.")
             for line, t in spec.steps.items()
         ]
+        declared = [(line, f"{name}.{short}", None) for line, short in spec.premises.items()]
+        declared += [(line, local, end) for line, (local, end) in spec.functor_premises.items()]
         premises = [
             Premise(
-                name=f"{name}.{short}",
-                kind="Lemma",
-                statement="forall k : nat, shared_pred k",
-                file=f"/src/{name}.v",
-                module=name,
-                line=line,
-                offset=line * 40,
-            )
-            for line, short in spec.premises.items()
-        ] + [
-            Premise(
-                name=local,
-                kind="Parameter",
+                name=qualified,
+                kind="Lemma" if until is None else "Parameter",
                 statement="forall k : nat, shared_pred k",
                 file=f"/src/{name}.v",
                 module=name,
@@ -84,7 +75,7 @@ def write(root: Path, modules: Mapping[str, Module]) -> Path:
                 offset=line * 40,
                 until=until,
             )
-            for line, (local, until) in spec.functor_premises.items()
+            for line, qualified, until in declared
         ]
         (files / f"{name}.meta.json").write_text(record.model_dump_json())
         (files / f"{name}.steps.jsonl").write_text(

@@ -24,10 +24,19 @@ from proofsearch.project.libraries import (
 )
 from proofsearch.trace.deps import order, requires
 from proofsearch.trace.schema import TraceDir
-from proofsearch.trace.sources import coq_where, stdlib_project, theories_prefix
+from proofsearch.trace.sources import Project, coq_where, stdlib_project, theories_prefix
 from tests.prove.project import write_project
 
 STDLIB = binary_version("coqc").stdlib_prefix
+
+
+def one_file_project(tmp_path: Path, text: str, more: str = "") -> Project:
+    """A project ``P`` of one file ``A.v`` (``more``: lines of its ``_CoqProject``)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "A.v").write_text(text)
+    (folder / "_CoqProject").write_text(f"-R . P\n{more}A.v\n")
+    return load_project([folder])
 
 
 def test_the_stdlib_modules_a_project_requires(tmp_path: Path) -> None:
@@ -175,11 +184,7 @@ def test_a_given_trace_stands_for_the_modules_it_holds(
     folder holds all but the smallest; only that one is traced, and the index reads the
     library's folder without an earlier run's shard of a given module."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
-    (folder / "_CoqProject").write_text("-R . P\nA.v\n")
-    project = load_project([folder])
+    project = one_file_project(tmp_path, "Lemma a : True.\nProof. exact I. Qed.\n")
     prelude = theories_prefix(coq_where())  # Coq.Init.Prelude, or Rocq 9's Corelib's
     stdlib = library_project(prelude)
     assert stdlib is not None
@@ -295,8 +300,9 @@ def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path
     assert untraced_lines([out, tmp_path / "not-made-yet"]) == [
         "library trace: QuickChick.QuickChick (QuickChick.v:37) could not be traced: Cannot "
         "find [Show]; its lemmas are not premises, the search goes on without them (does the "
-        "library compile with the project's -R/-Q/-I lines? it is traced without flags of "
-        "its own, such as UniMath's -type-in-type)"
+        "library compile with the project's -R/-Q/-I lines and its typing flags, such as "
+        "-noinit or -type-in-type? the library is traced with those the project gives with "
+        "-arg, and no others)"
     ]
 
 
@@ -306,7 +312,7 @@ def test_a_library_installed_without_sources_is_named(
     """Debian's Interval ships only .vo files: nothing to trace, and nothing said (an
     audit's two holes that `interval` proves stayed open without a word)."""
     project = load_project([write_project(tmp_path)])
-    monkeypatch.setattr(libraries, "library_project", lambda prefix, coqc="coqc": None)
+    monkeypatch.setattr(libraries, "library_project", lambda prefix, coqc="coqc", flags=(): None)
     unsourced: list[str] = []
     assert libraries.trace_libraries(project, unsourced=unsourced) == []
     assert unsourced == [libraries.STDLIB]  # the key the stdlib is traced under ("Coq")
@@ -339,11 +345,8 @@ def test_a_library_is_traced_with_the_projects_typing_flags(
     assert subprocess.run(build[:1] + build[3:], cwd=library, capture_output=True).returncode
     monkeypatch.setattr(libraries, "coq_where", lambda coqc="coqc": fake)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "A.v").write_text("Require Import Tit.U.\nDefinition mine : U := U.\n")
-    (folder / "_CoqProject").write_text("-R . P\n-arg -noinit\n-arg -type-in-type\nA.v\n")
-    project = load_project([folder])
+    text = "Require Import Tit.U.\nDefinition mine : U := U.\n"
+    project = one_file_project(tmp_path, text, "-arg -noinit\n-arg -type-in-type\n")
     assert libraries.typing_flags([*project.args, "-w", "x", "-noinit"]) == flags
     (out,) = trace_libraries(project, jobs=1)
     (record,) = [r for r in TraceDir(out).files() if r.module == "Tit.U"]
