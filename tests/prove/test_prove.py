@@ -792,6 +792,39 @@ def test_a_functors_parameter_and_own_lemmas_are_premises_inside_it(tmp_path: Pa
     assert done.returncode == 0, done.stderr
 
 
+#: An audit's setoid project, cut down: the hole needs `rewrite H` with `H : eqmod3 x y`
+#: (the project's own equivalence, and its `Proper` fact about `Nat.add`).
+SETOID = """Require Import Setoid Morphisms Arith.
+Definition eqmod3 (a b : nat) : Prop := a mod 3 = b mod 3.
+#[export] Instance eqmod3_equiv : Equivalence eqmod3.
+Proof. split; unfold eqmod3; congruence. Qed.
+#[export] Instance add_eqmod3_proper : Proper (eqmod3 ==> eqmod3 ==> eqmod3) Nat.add.
+Proof.
+  intros a b H c d H'. unfold eqmod3 in *.
+  rewrite (Nat.add_mod a c), (Nat.add_mod b d), H, H' by discriminate. reflexivity.
+Qed.
+Lemma rewrite_under_add : forall x y z, eqmod3 x y -> eqmod3 (x + z) (y + z).
+Proof.
+Admitted.
+"""
+
+
+def test_a_hypothesis_along_the_projects_setoid_relation_is_rewritten(tmp_path: Path) -> None:
+    """The default generator on the project's own trace: `rewrite H` along `eqmod3` was
+    never offered (an audit's hole left after 30 s); the project's `Equivalence`
+    instance makes its relation one the portfolio rewrites along."""
+    folder = tmp_path / "setoid"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Set\nM.v\n")
+    (folder / "M.v").write_text(SETOID)
+    args = [str(folder), "--timeout", "20", "--output", str(tmp_path / "r.jsonl"), "--write"]
+    assert prove(*args) == 0
+    written = (folder / "M.v").read_text()
+    assert "Admitted." not in written and "rewrite H" in written, written
+    done = subprocess.run(["coqc", "-R", ".", "Set", "M.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
 #: A hole whose only known route is the proof of a lemma further down: a tactic of the
 #: file's own (no generator offers ``crunch`` unless it learned it from that proof).
 LATER_PROOF = """Definition f (n : nat) := n + 0.

@@ -44,6 +44,9 @@ class TheoremLine(BaseModel):
     #: ``Hint Rewrite`` databases the theorem may use (``prove`` sets it from the
     #: project): the portfolio's ``autorewrite with {rewrite_db}``.
     rewrite_databases: list[str] | None = None
+    #: Relations with a setoid instance the theorem may rewrite along (``prove`` sets
+    #: it from the project): the portfolio's ``rewrite {rel_hyp}``.
+    setoid_relations: list[str] | None = None
     # A theorem's place in a traced project (``--index``): ``"line": "6"`` was accepted
     # and failed inside the run, one ``error`` row per theorem.
     module: str | None = None
@@ -62,7 +65,7 @@ class TheoremLine(BaseModel):
 #: The optional fields :class:`TheoremLine` types and hands on in ``extra``.
 CHECKED_FIELDS = (
     "allowed_axioms", "any_axiom", "footer", "qualid", "functor_parameters", "check_in_place",
-    "learn_from", "propositions_only", "rewrite_databases",
+    "learn_from", "propositions_only", "rewrite_databases", "setoid_relations",
     "module", "file", "line",
 )  # fmt: skip
 

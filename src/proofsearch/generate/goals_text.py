@@ -40,6 +40,20 @@ class GoalNames:
     booleans: list[str] = field(default_factory=list)
     #: The first goal's conclusion, on one line.
     conclusion: str = ""
+    #: Each context name's type, as printed (the ``{rel_hyp}`` template reads heads).
+    types: dict[str, str] = field(default_factory=dict)
+
+    def hypotheses_about(self, relations: list[str]) -> list[str]:
+        """The context's hypotheses ``R a b`` whose head ``R`` is one of ``relations``
+        (by its last name component: ``eqmod3`` is ``Setoids.Modular.eqmod3``)."""
+        wanted = {relation.rsplit(".", 1)[-1] for relation in relations}
+        return [
+            name
+            for name, text in self.types.items()
+            if (words := text.split())
+            and len(words) >= 3
+            and words[0].lstrip("@").rsplit(".", 1)[-1] in wanted
+        ]
 
     @cached_property
     def scrutinees(self) -> list[str]:
@@ -109,6 +123,7 @@ def goal_names(goals: str) -> GoalNames:
         if match:
             names = [n for n in re.split(r"[ ,]+", match.group(1)) if n]
             _classify(result, names, match.group(2))
+            result.types.update(dict.fromkeys(names, match.group(2).strip()))
     if not in_conclusion:
         conclusion_lines = lines
     context = list(result.variables)

@@ -9,8 +9,9 @@ with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesi
 (``? [? ?] [?|?]``, taking apart the conclusion's structured premises as ``intros``
 introduces them: :mod:`~proofsearch.generate.premise_patterns`), ``{rewrite_db}`` (each
 of the theorem's ``rewrite_databases``: a project's ``Hint Rewrite`` databases, which
-``prove`` gives its holes); a template yields one tactic per name, with the template's
-score.
+``prove`` gives its holes), ``{rel_hyp}`` (each hypothesis ``R a b`` whose relation is
+one of the theorem's ``setoid_relations``, the project's own equivalences: ``rewrite H``
+rewrites along it); a template yields one tactic per name, with the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
 
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
@@ -39,6 +40,7 @@ _PLACEHOLDERS = {
     "{scrutinee}": "scrutinees",
     "{intro_pattern}": "intro_patterns",
     "{rewrite_db}": "",
+    "{rel_hyp}": "",
 }
 
 
@@ -132,12 +134,18 @@ class PortfolioGenerator(TacticGenerator):
                 out.append(item)
                 continue
             hole = holes[0]
+            relations = [str(r) for r in theorem.extra.get("setoid_relations") or []]
             if hole == "{rewrite_db}":  # from the theorem, not the goal
                 found = [str(db) for db in theorem.extra.get("rewrite_databases") or []]
+            elif hole == "{rel_hyp}" and not relations:
+                found = []  # nothing to parse the goal for
             else:
                 if names is None:
                     names = goal_names(goals)
-                found = getattr(names, _PLACEHOLDERS[hole])
+                if hole == "{rel_hyp}":
+                    found = names.hypotheses_about(relations)
+                else:
+                    found = getattr(names, _PLACEHOLDERS[hole])
             for name in found[: self.max_per_template]:
                 out.append(Suggestion(item.tactic.replace(hole, name), item.logprob))
         return best_unique(out, n)

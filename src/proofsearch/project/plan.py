@@ -15,7 +15,7 @@ from typing import Any
 from proofsearch.env.coq.sentences import SentenceError
 from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.holes import Hole, Skipped, find_holes, select_lemmas
-from proofsearch.project.rewrite_hints import hole_databases
+from proofsearch.project.project_hints import Kind, hole_names
 from proofsearch.trace.deps import order
 from proofsearch.trace.sources import Project, Source, SourceError
 
@@ -71,9 +71,11 @@ class HolePlan:
             record = hole.to_record(allowed)
             if not self.propositions_only:
                 record.pop("propositions_only", None)
-            databases = hole_databases(hole.source.module, hole.start, self.texts, self.graph)
-            if databases:
-                record["rewrite_databases"] = databases
+            kinds: tuple[Kind, ...] = ("rewrite_databases", "setoid_relations")
+            for kind in kinds:
+                names = hole_names(kind, hole.source.module, hole.start, self.texts, self.graph)
+                if names:
+                    record[kind] = names
             record["source_sha256"] = self.digests[hole.source.module]
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
