@@ -779,17 +779,23 @@ def test_a_functors_parameter_and_own_lemmas_are_premises_inside_it(tmp_path: Pa
     """The default generator, on the project's own trace: inside the functor it offers
     `X.op_comm` (named as the body names it) and the functor's earlier `twice_idem`; an
     audit found neither holes filled after 8,795 tactics."""
-    folder = tmp_path / "functor"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Fun\nF.v\n")
-    (folder / "F.v").write_text(FUNCTOR_PREMISES)
-    args = [str(folder), "--timeout", "20", "--output", str(tmp_path / "r.jsonl"), "--write"]
-    assert prove(*args) == 0
-    written = (folder / "F.v").read_text()
+    written = prove_by_default_and_build(tmp_path, "F.v", FUNCTOR_PREMISES)
     assert "Admitted." not in written
     assert "X.op_comm" in written and written.count("twice_idem") > 2
-    done = subprocess.run(["coqc", "-R", ".", "Fun", "F.v"], cwd=folder, capture_output=True)
+
+
+def prove_by_default_and_build(tmp_path: Path, name: str, text: str) -> str:
+    """A one-file project proved with `--write` by the default generator on its own
+    trace (20 s a hole); the file as written, checked to build with coqc."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text(f"-R . Own\n{name}\n")
+    (folder / name).write_text(text)
+    args = [str(folder), "--timeout", "20", "--output", str(tmp_path / "r.jsonl"), "--write"]
+    assert prove(*args) == 0
+    done = subprocess.run(["coqc", "-R", ".", "Own", name], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
+    return (folder / name).read_text()
 
 
 #: An audit's setoid project, cut down: the hole needs `rewrite H` with `H : eqmod3 x y`
@@ -813,16 +819,8 @@ def test_a_hypothesis_along_the_projects_setoid_relation_is_rewritten(tmp_path: 
     """The default generator on the project's own trace: `rewrite H` along `eqmod3` was
     never offered (an audit's hole left after 30 s); the project's `Equivalence`
     instance makes its relation one the portfolio rewrites along."""
-    folder = tmp_path / "setoid"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Set\nM.v\n")
-    (folder / "M.v").write_text(SETOID)
-    args = [str(folder), "--timeout", "20", "--output", str(tmp_path / "r.jsonl"), "--write"]
-    assert prove(*args) == 0
-    written = (folder / "M.v").read_text()
+    written = prove_by_default_and_build(tmp_path, "M.v", SETOID)
     assert "Admitted." not in written and "rewrite H" in written, written
-    done = subprocess.run(["coqc", "-R", ".", "Set", "M.v"], cwd=folder, capture_output=True)
-    assert done.returncode == 0, done.stderr
 
 
 #: A hole whose only known route is the proof of a lemma further down: a tactic of the
