@@ -68,7 +68,7 @@ from proofsearch.env.coq.version import binary_version, stdlib_module
 from proofsearch.generate.portfolio import PortfolioGenerator, default_tactics
 from proofsearch.search.result import CHECK_DISAGREEMENT, SearchResult, Status, error_result
 from proofsearch.theorem import Theorem
-from proofsearch.trace.schema import TraceDir
+from proofsearch.trace.schema import TraceDir, TraceFormatError
 
 BASELINES = ("one-shot", "hammer", "sauto")
 #: Published results on the whole Coq standard library.
@@ -663,8 +663,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     theorems = [theorem_file.theorems[i] for i in indexes]
     try:
         recorded = recorded_coq_args([TraceDir(path) for path in args.index])
-    except CommandError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (CommandError, TraceFormatError) as exc:  # no work done, nothing written
+        where = "" if isinstance(exc, CommandError) else "--index: "
+        print(f"error: {where}{exc}", file=sys.stderr)
         return 2
     config = BaselineConfig(
         budget=args.budget,

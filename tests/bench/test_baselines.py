@@ -107,6 +107,9 @@ def test_coq_args_reach_the_baseline(
     trace = tmp_path / "trace"
     assert main(["trace", str(lib), "--out", str(trace), "--no-progress"]) == 0
     out = tmp_path / "traced"
+    # A folder that is no trace: one line, before any work.
+    assert baselines.main([*argv, "--index", str(lib), "--out-dir", str(out)]) == 2
+    assert "error: --index: " in capsys.readouterr().err and not out.exists()
     assert baselines.main([*argv, "--index", str(trace), "--out-dir", str(out)]) == 0
     assert read(out / "one-shot.jsonl")["uses"]["status"] == "proved"
 

@@ -22,12 +22,13 @@ which would be syntax errors anywhere else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
-from proofsearch.generate.goals_text import goal_names
+from proofsearch.generate.goals_text import GoalNames, goal_names
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
@@ -123,7 +124,7 @@ class PortfolioGenerator(TacticGenerator):
         self.ssreflect = ssreflect_tactics() if ssreflect is None else list(ssreflect)
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
-        names = None
+        names = functools.cache(lambda: goal_names(goals))  # parsed once, when asked
         out: list[Suggestion] = []
         tactics = self.tactics
         if self.ssreflect and loads_ssreflect(theorem.header):
@@ -134,18 +135,20 @@ class PortfolioGenerator(TacticGenerator):
                 out.append(item)
                 continue
             hole = holes[0]
-            relations = [str(r) for r in theorem.extra.get("setoid_relations") or []]
-            if hole == "{rewrite_db}":  # from the theorem, not the goal
-                found = [str(db) for db in theorem.extra.get("rewrite_databases") or []]
-            elif hole == "{rel_hyp}" and not relations:
-                found = []  # nothing to parse the goal for
-            else:
-                if names is None:
-                    names = goal_names(goals)
-                if hole == "{rel_hyp}":
-                    found = names.hypotheses_about(relations)
-                else:
-                    found = getattr(names, _PLACEHOLDERS[hole])
-            for name in found[: self.max_per_template]:
+            for name in _fillers(hole, names, theorem)[: self.max_per_template]:
                 out.append(Suggestion(item.tactic.replace(hole, name), item.logprob))
         return best_unique(out, n)
+
+
+def _fillers(hole: str, names: Callable[[], GoalNames], theorem: Theorem) -> list[str]:
+    """What template ``hole`` is filled with: names of the goal, or of the theorem's
+    fields (``{rewrite_db}``; ``{rel_hyp}`` reads both, the goal only when the theorem
+    has relations)."""
+    fields = theorem.extra
+    if hole == "{rewrite_db}":
+        return [str(db) for db in fields.get("rewrite_databases") or []]
+    if hole == "{rel_hyp}":
+        relations = [str(r) for r in fields.get("setoid_relations") or []]
+        return names().hypotheses_about(relations) if relations else []
+    found: list[str] = getattr(names(), _PLACEHOLDERS[hole])
+    return found
