@@ -149,3 +149,41 @@ def test_a_dune_project_is_the_files_dune_builds(
     err = capsys.readouterr().err
     assert "app/Main.v:3: the file does not compile" in err
     assert "check the dune files' (coq.theory …) stanzas" in err and "_CoqProject" not in err
+
+
+def test_entries_only_coq_makefile_reads_are_not_coqs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `_CoqProject` that `coq_makefile` builds may hold `-docroot DIR`, a META file,
+    plugin sources, `NAME = value` and folders: they were passed to `coqidetop`, which
+    stopped at `-docroot` ("the file does not compile"); a folder stands for its `.v`
+    files, as `coq_makefile` reads it."""
+    folder = write_project(tmp_path)
+    (folder / "extra").mkdir()
+    (folder / "extra" / "More.v").write_text("Lemma more : 1 = 1.\nProof. Admitted.\n")
+    listed = (folder / "_CoqProject").read_text().split("\n", 1)[1]
+    (folder / "_CoqProject").write_text(
+        "-R . Proj\n-docroot Proj.doc\n-generate-meta-for-package coq-proj\n"
+        'COQDOC = "coqdoc -interpolate -utf8"\n-native-compiler ondemand\n'
+        "-arg -w -arg -notation-overridden\nsrc/plugin.mlg\nsrc/plugin.mlpack\n"
+        f"META.coq-proj\n{listed}extra\n"
+    )
+    project = load_project([folder])
+    assert project.args == ["-R", str(folder.resolve()), "Proj", "-w", "-notation-overridden"]
+    assert [s.file for s in project.sources][-1] == "extra/More.v"
+    assert main(["prove", str(folder), "--list"]) == 0
+    assert capsys.readouterr().out.splitlines() == [*HOLES, "extra/More.v:1 more"]
+
+
+def test_an_option_coq_does_not_know_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Coq stops at an unknown option before reading any file: the line said "Base.v:1:
+    the file does not compile" and sent the user to make a project build that builds."""
+    folder = write_project(tmp_path)
+    spec = folder / "_CoqProject"
+    spec.write_text(spec.read_text().replace("-R . Proj\n", "-R . Proj\n-no-such-option\n"))
+    assert main(["prove", str(folder), "--lemma", "dbl_add", "--timeout", "5"]) != 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "Coq does not know the option -no-such-option" in err, err
+    assert "from the _CoqProject or --coq-arg" in err and "does not compile" not in err

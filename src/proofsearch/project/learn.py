@@ -5,6 +5,7 @@ shards and resume), and the traces given with ``--index``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,6 +94,14 @@ def _failure_line(record: FileRecord, count: int, dune: bool = False) -> str:
         if dune
         else "the _CoqProject's -R/-Q/-I lines"
     )
+    refused = re.search(r"Unknown option (\S+)", message)
+    if refused:  # no file compiles: Coq stopped at an argument before reading any
+        given = "the dune files' (flags ...)" if dune else "the _CoqProject"
+        fix = "" if dune else f", or write it -arg {refused[1]} if it is one of Coq's"
+        return (
+            f"Coq does not know the option {refused[1]} that the project gives it (from "
+            f"{given} or --coq-arg): remove it{fix} ({record.file}: {message})"
+        )
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
         f"project build with coqc (check {where} or --coq-arg, and the programs its "

@@ -182,17 +182,39 @@ def root_prefix(project: Project) -> str | None:
 _LOGICAL_NAME = re.compile(r"(?:[^\W\d][\w']*(?:\.[^\W\d][\w']*)*)?")
 
 
+#: ``_CoqProject`` entries that only ``coq_makefile`` reads (where to install the
+#: documentation, a findlib META file, the native compiler's mode), each with its value:
+#: Coq itself never sees them, so neither does a session.
+_MAKEFILE_OPTIONS = ("-docroot", "-generate-meta-for-package", "-native-compiler")
+#: Plugin sources a ``_CoqProject`` may list beside its ``.v`` files: ``coq_makefile``
+#: builds them; proofsearch loads the built plugin through the ``-I`` folder.
+_PLUGIN_SOURCES = (".ml", ".mli", ".mlg", ".mllib", ".mlpack")
+
+
 def _parse_loadpath(
-    tokens: list[str], base: Path, where: str
+    tokens: list[str], base: Path, where: str, project_file: bool = False
 ) -> tuple[list[str], list[tuple[Path, str]], list[str]]:
-    """(coq arguments, mappings, listed files) of ``_CoqProject`` tokens or ``--coq-arg``s."""
+    """(coq arguments, mappings, listed files) of ``_CoqProject`` tokens or ``--coq-arg``s.
+
+    ``project_file``: the tokens are a ``_CoqProject``'s, read as ``coq_makefile`` reads
+    them: its own options, variable definitions (``NAME = value``), plugin sources and
+    ``META`` files are left out of Coq's arguments (``coqidetop`` stops at an unknown
+    option), and a folder stands for the ``.v`` files under it."""
     args: list[str] = []
     mappings: list[tuple[Path, str]] = []
     files: list[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token in ("-R", "-Q"):
+        skip = _makefile_only(tokens, i) if project_file else 0
+        if skip:
+            i += skip
+        elif project_file and not token.startswith("-") and (base / token).is_dir():
+            folder = base / token
+            found = sorted(str(p.relative_to(base)) for p in folder.rglob("*.v"))
+            files += [f for f in found if f not in files]
+            i += 1
+        elif token in ("-R", "-Q"):
             if i + 2 >= len(tokens):
                 raise SourceError(f"{where}: {token} needs a folder and a logical name")
             folder = (base / tokens[i + 1]).resolve()
@@ -228,6 +250,18 @@ def _parse_loadpath(
     return args, mappings, files
 
 
+def _makefile_only(tokens: list[str], i: int) -> int:
+    """How many tokens from ``i`` make an entry only ``coq_makefile`` reads (0: none)."""
+    token = tokens[i]
+    if token in _MAKEFILE_OPTIONS:
+        return min(2, len(tokens) - i)
+    if i + 1 < len(tokens) and tokens[i + 1] == "=":
+        return min(3, len(tokens) - i)
+    if token.endswith(_PLUGIN_SOURCES) or Path(token).name.startswith("META."):
+        return 1
+    return 0
+
+
 #: The names a project file goes by: Rocq 9's projects may call it ``_RocqProject``
 #: (``rocq makefile -f _RocqProject``); the format is the same.
 PROJECT_FILES = ("_CoqProject", "_RocqProject")
@@ -246,7 +280,7 @@ def coqproject(folder: Path, extra_args: Sequence[str] = (), coqc: str = "coqc")
     tokens: list[str] = []
     for line in spec.read_text(encoding="utf-8").splitlines():
         tokens += shlex.split(line, comments=True)
-    args, mappings, listed = _parse_loadpath(tokens, folder, str(spec))
+    args, mappings, listed = _parse_loadpath(tokens, folder, str(spec), project_file=True)
     more_args, more_maps, _ = _parse_loadpath(list(extra_args), Path.cwd(), "--coq-arg")
     args += more_args
     mappings += more_maps
