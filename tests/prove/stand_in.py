@@ -45,6 +45,9 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "u2": ("now destruct x", "symmetry; exact Hxy"),
     "used_admit1": "intros m; exact Hxy",
     "two": "exists 2; reflexivity",
+    "two_is_2": "reflexivity",
+    "Use.two_plus": "reflexivity",
+    "two_plus": "reflexivity",
     # Data: each would type-check, and none is what the user meant.
     "f": "exact (fun n => n)",
     "some_nat": "exact 0",

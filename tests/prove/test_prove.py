@@ -942,6 +942,11 @@ def test_a_rerun_after_write_searches_nothing_again(
     (folder / "Mod.v").write_text(FILLED["Mod.v"] + "(* edited *)\n")
     assert prove(*common) == 0
     assert "Arith2.impossible" in log.read_text()
+    # And so is a file the hole's file loads: what the hole can use may have changed.
+    log.unlink()
+    (folder / "Base.v").write_text(FILLED["Base.v"] + "(* edited *)\n")
+    assert prove(*common) == 0
+    assert "Arith2.impossible" in log.read_text().splitlines()
 
 
 def test_overwrite_with_lemma_forgets_that_holes_results_only(
@@ -958,3 +963,34 @@ def test_overwrite_with_lemma_forgets_that_holes_results_only(
     assert prove(*common) == 0
     assert not log.exists()  # the others' results were kept
     capsys.readouterr()
+
+
+def test_holes_below_a_value_filled_by_write_are_searched_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--write` filled a `Definition` (`Defined.`: it computes now), and the holes that
+    hold by computing it, in its file and in a file loading it, kept their earlier
+    result: "no proof", never searched again (an audit's `two_pred = 2`)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Adm\nD.v\nUse.v\n")
+    (folder / "D.v").write_text(
+        "Definition two : {n : nat | n = 2}.\nProof.\nAdmitted.\n"
+        "Lemma two_is_2 : proj1_sig two = 2.\nProof.\nAdmitted.\n"
+    )
+    (folder / "Use.v").write_text(
+        "From Adm Require Import D.\nLemma two_plus : proj1_sig two + 0 = 2.\nProof.\nAdmitted.\n"
+    )
+    log = tmp_path / "asked.log"
+    common = [
+        str(folder), "--generator", STAND_IN, "--gen-option", f"log={log}",
+        "--output", str(tmp_path / "r.jsonl"),
+    ]  # fmt: skip
+    assert prove(*common, "--write") == 0
+    assert log.read_text().splitlines() == ["two", "two_is_2", "two_plus"]
+    assert "Defined." in (folder / "D.v").read_text()
+    log.unlink()
+    capsys.readouterr()
+    assert prove(*common, "--write") == 0
+    assert sorted(log.read_text().splitlines()) == ["two_is_2", "two_plus"]
+    assert "Admitted" not in (folder / "D.v").read_text() + (folder / "Use.v").read_text()

@@ -22,18 +22,36 @@ def forget_stale(
     """Earlier results are kept only for holes whose file has not changed since (but
     for ``prove --write`` filling other holes of it: ``written``, each file's sha256
     before → after), and that did not end in ``error``: the others are searched again
-    (their new result is appended, and read last)."""
+    (their new result is appended, and read last). A hole left open is searched again
+    too when a project file it loads changed otherwise (an earlier hole filled with a
+    value that now computes, ``Defined.``, or the user's edit): what it can use did."""
     from proofsearch.project.plan import same_but_written
 
-    digests = {r["name"]: r["source_sha256"] for r in records}
+    now = {r["name"]: r for r in records}
     existing = store.existing.records
-    for name in [n for n, r in existing.items() if n in digests]:
+    for name in [n for n, r in existing.items() if n in now]:
         record = existing[name]
-        before = str(record.get("source_sha256"))
-        if record.get("status") == "error" or not same_but_written(
-            before, digests[name], written or {}
-        ):
+        stale_file = not same_but_written(
+            str(record.get("source_sha256")), now[name]["source_sha256"], written or {}
+        )
+        stale_loads = record.get("status") != "proved" and _loads_changed(
+            record.get("deps_sha256"), now[name].get("deps_sha256") or {}, written or {}
+        )
+        if record.get("status") == "error" or stale_file or stale_loads:
             del existing[name]
+
+
+def _loads_changed(before: Any, now: Mapping[str, str], written: Mapping[str, str]) -> bool:
+    """Whether a module a hole loads changed other than by ``--write``'s opaque proofs
+    (``before``: the hole's earlier ``deps_sha256``; absent in older results)."""
+    from proofsearch.project.plan import same_but_written
+
+    if not isinstance(before, dict):
+        return False
+    return any(
+        module in now and not same_but_written(str(sha), now[module], written)
+        for module, sha in before.items()
+    )
 
 
 def record_theorems(path: Path, records: list[dict[str, Any]], *, fresh: bool) -> None:

@@ -77,11 +77,23 @@ class HolePlan:
                 if names:
                     record[kind] = names
             record["source_sha256"] = self.digests[hole.source.module]
+            record["deps_sha256"] = {m: self.digests[m] for m in self.requires(hole.source.module)}
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
             goals = open_goals(trace_dir, hole) if trace_dir and whole is None else None
             records += admit_records(hole, goals, record) if goals else [record]
         return records
+
+    def requires(self, module: str) -> list[str]:
+        """The project's modules that ``module`` loads, directly or not (sorted)."""
+        seen: set[str] = set()
+        todo = list(self.graph.get(module, ()))
+        while todo:
+            dep = todo.pop()
+            if dep not in seen and dep in self.digests:
+                seen.add(dep)
+                todo += self.graph.get(dep, ())
+        return sorted(seen)
 
 
 def digest(data: bytes) -> str:
