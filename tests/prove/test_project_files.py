@@ -116,6 +116,16 @@ def test_files_inside_a_project_are_that_projects(
         out, err = capsys.readouterr()
         assert out.splitlines() == ["sub/Mod.v:5 Arith2.add_comm'", "sub/Mod.v:8 Arith2.impossible"]
         assert "no _CoqProject:" not in err
+        # Files after a folder inside the project narrow to them, as after the root (the
+        # folder's every hole was selected, with theirs).
+        monkeypatch.chdir(sub)
+        assert locate([Path("."), Path("../Top.v")]) == (
+            [folder.resolve()],
+            [Path("../Top.v")],
+            folder.resolve(),
+        )
+        assert main(["prove", ".", "../Top.v", "--list"]) == 0
+        assert capsys.readouterr().out.splitlines() == ["Top.v:5 top_twice"]
 
 
 def test_a_dune_project_is_the_files_dune_builds(

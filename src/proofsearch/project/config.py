@@ -58,7 +58,8 @@ def locate(
     root = enclosing_root(first)
     if root is None:
         return project_inputs, files, None
-    return [root], list(inputs), root
+    # ``prove . B.v`` in a subfolder: the files narrow, as they do after the root.
+    return [root], files if files else list(inputs), root
 
 
 def load_project(
