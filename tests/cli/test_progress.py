@@ -45,6 +45,19 @@ def test_plain_lines_at_most_every_interval_and_at_the_end() -> None:
     ]  # whole lines, never cut to the 40 columns the console assumes; no bar, no "ETA"
 
 
+def test_the_last_result_s_line_is_not_printed_again_at_the_end() -> None:
+    """An audit's run ended with the same `search 12/12 …` line twice."""
+    stream, clock = io.StringIO(), FakeClock()
+    with display(stream, clock, total=2) as progress:
+        clock.now += 10
+        progress.result({"status": "proved"})
+        clock.now += 10
+        progress.result({"status": "proved"})  # the last result prints the last line
+    assert [line.split(" · ")[0] for line in stream.getvalue().splitlines()] == [
+        "search 1/2", "search 2/2"
+    ]  # fmt: skip
+
+
 def test_a_terminal_gets_the_bar_and_no_plain_lines() -> None:
     stream, clock = io.StringIO(), FakeClock()
     console = Console(file=stream, force_terminal=True, width=120)

@@ -277,3 +277,23 @@ def test_a_mistyped_required_option_is_said_mistyped_not_missing(
     with pytest.raises(SystemExit):
         main(["report", str(tmp_path / "r.jsonl")])
     assert "the following arguments are required: --out" in capsys.readouterr().err
+
+
+def test_an_address_without_workers_is_refused_not_run_here(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--address` with the default one worker ran the search in this process, exit 0,
+    the cluster never contacted (an audit's evaluation on the driver machine)."""
+    theorems = tmp_path / "t.jsonl"
+    theorems.write_text(json.dumps({"name": "t", "statement": "Lemma t : True."}) + "\n")
+    out = tmp_path / "r.jsonl"
+    argv = ["search", str(theorems), "--generator", "fixed", "--tactic", "exact I", "-o", str(out)]
+    code, _, err = cli(capsys, *argv, "--address", "127.0.0.1:6390")
+    assert code == 2 and ERROR_LINE.match(err.strip()), err
+    assert "--address: 127.0.0.1:6390: with --workers 1 the search runs in this process" in err
+    assert not out.exists()
+    # RAY_ADDRESS may be set for other tools: said, and the run goes on here.
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6390")
+    code, _, err = cli(capsys, *argv, "--no-check")
+    assert code == 0, err
+    assert "RAY_ADDRESS=127.0.0.1:6390 is set, but with --workers 1" in " ".join(err.split())

@@ -22,6 +22,13 @@ def test_lines_are_numbered_and_bad_ones_explained() -> None:
     assert isinstance(read[3].error, UnicodeDecodeError)
     assert read[3].invalid.startswith("invalid JSON: 'utf-8' codec can't decode")
 
+    # A string cut by a raw line break or tab: the sentence ended "… character at".
+    (torn,) = json_lines(['{"name": "a\tb"}\n'], "f.jsonl")
+    assert torn.invalid == (
+        "invalid JSON: Invalid control character inside a string (a raw tab or line break: "
+        "write it \\t or \\n)"
+    )
+
 
 def test_an_unreadable_file_raises_the_callers_error(tmp_path: Path) -> None:
     class Unreadable(Exception):

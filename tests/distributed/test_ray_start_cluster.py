@@ -11,6 +11,7 @@ every Ray of the machine, this suite's own included).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -42,7 +43,9 @@ SLOW = ["--generator", "tests.distributed.chaos:make", "--gen-option", "sleep=0.
 def cluster() -> Iterator[RayStartCluster]:
     """A head and one more node, one CPU each: two prover actors land one on each."""
     # Every node must import what the actors run (here, the tests' chaos generator).
-    with RayStartCluster(system_config=FAST_HEALTH, env={"PYTHONPATH": str(ROOT)}) as started:
+    # This tree's code, whatever the environment installed (as the other CLI tests run it).
+    path = f"{ROOT / 'src'}{os.pathsep}{ROOT}"
+    with RayStartCluster(system_config=FAST_HEALTH, env={"PYTHONPATH": path}) as started:
         started.start_head(num_cpus=1)
         started.add_node(num_cpus=1)
         yield started
@@ -184,13 +187,33 @@ def test_a_join_that_cannot_work_says_why_and_what_to_do(
         from proofsearch.devcluster.ray_start import free_port
 
         address = f"127.0.0.1:{free_port()}"
-    done = search(cluster, path, tmp_path / "r.jsonl", "--address", address, *FIXED, **env)
+    # A finished run's results: a join that fails must not empty them (--overwrite
+    # emptied the file before the join was tried).
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"name": "x0", "status": "proved"}\n')
+    done = search(cluster, path, out, "--address", address, "--overwrite", *FIXED, **env)
     assert done.returncode == 1
+    assert out.read_text() == '{"name": "x0", "status": "proved"}\n', done.stderr
     message = " ".join(done.stderr.split())
     for part in expected:
         assert part in message, message
     assert "Failed to connect" not in message
     assert_cluster_up(cluster)
+
+
+def test_more_workers_than_the_clusters_cpus_is_said(
+    cluster: RayStartCluster, tmp_path: Path
+) -> None:
+    """`--workers 3` on two CPUs ran on two without a word."""
+    path = write_theorems(tmp_path / "t.jsonl", trivial_theorems(3, "w"))
+    done = search(
+        cluster, path, tmp_path / "r.jsonl", "--address", cluster.address, "--workers", "3",
+        "--generator", "fixed", "--tactic", "reflexivity", "--no-check",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "--workers 3: the Ray cluster has 2 CPU(s), room for 2 worker(s) at a time" in said
+    assert len(records(tmp_path / "r.jsonl")) == 3
 
 
 def test_losing_a_node_mid_run_loses_nothing_and_repeats_nothing(

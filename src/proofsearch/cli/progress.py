@@ -50,11 +50,14 @@ class PlainTicker:
     def elapsed(self) -> float:
         return self.clock() - self.start
 
-    def tick(self, line: Callable[[], str], force: bool = False) -> None:
+    def tick(self, line: Callable[[], str], force: bool = False) -> bool:
+        """Print the line if it is time (or ``force``); whether it was printed."""
         now = self.clock()
         if force or now - self._last >= self.interval:
             self._last = now
             self.console.print(Text(line()), soft_wrap=True, highlight=False)
+            return True
+        return False
 
 
 def clock_text(seconds: float) -> str:
@@ -80,6 +83,8 @@ class ProgressDisplay:
         self.counts: Counter[str] = Counter()
         self.restarts = 0
         self._abandoned = False
+        #: Whether the last plain line printed holds the counts as they are.
+        self._said_last = False
         #: Plain lines instead of a bar: no terminal to redraw a bar on.
         self.plain = enabled and (not self.console.is_terminal if plain is None else plain)
         self.ticker = ticker or PlainTicker(self.console)
@@ -139,7 +144,8 @@ class ProgressDisplay:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.plain and not self._abandoned:
+        # The last line, unless the last result printed it already (it came twice).
+        if self.plain and not self._abandoned and not self._said_last:
             self.ticker.tick(self.plain_line, force=True)
         if self._abandoned:
             # Progress.stop would print a blank line on a non-terminal: stop the Live only.
@@ -158,11 +164,15 @@ class ProgressDisplay:
         self.progress.advance(self.task)
         self._refresh_fields()
         if self.plain:
-            self.ticker.tick(self.plain_line)
+            self._said_last = self.ticker.tick(self.plain_line)
 
     def worker_restarted(self, reason: str) -> None:
         self.restarts += 1
+        self._said_last = False
         self._refresh_fields()
         self.progress.console.print(
             Text(f"worker restarted: {reason}", style="yellow"), soft_wrap=True
         )
+
+    def notice(self, text: str) -> None:
+        self.progress.console.print(Text(text, style="yellow"), soft_wrap=True)

@@ -148,12 +148,14 @@ def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
 
 
 def _prove(args: argparse.Namespace, console: Any) -> int:
-    from proofsearch.cli.search import check_tactics_file, search_config
+    from proofsearch.cli.search import check_cluster_workers, check_tactics_file, search_config
     from proofsearch.project.config import project_key
     from proofsearch.project.learn import cache_root
 
     search_config(args, check=True)  # bad budgets stop the command before any work
     check_tactics_file(args)
+    if not args.list:
+        check_cluster_workers(args, console)
     clock: dict[str, float] = dict.fromkeys(PHASES, 0.0)
     start = time.perf_counter()
     project, plan = _load(args)

@@ -215,6 +215,28 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--verbose", action="store_true", help="show Ray's own logs")
 
 
+def check_cluster_workers(args: argparse.Namespace, console: Any) -> None:
+    """``--address`` with one worker ran in this process and never touched the cluster,
+    exit 0 (an audit's evaluation on the driver machine). Refused; ``RAY_ADDRESS`` alone
+    (it may be set for other tools) is said in a line."""
+    if args.workers >= 2:
+        return
+    if args.address:
+        raise CommandError(
+            "--address",
+            f"{args.address}: with --workers {args.workers} the search runs in this process, "
+            "not on the cluster",
+            "give --workers N (N >= 2: the prover workers the cluster runs)",
+        )
+    if os.environ.get("RAY_ADDRESS") and not args.quiet:
+        print_notice(
+            console,
+            f"RAY_ADDRESS={os.environ['RAY_ADDRESS']} is set, but with --workers "
+            f"{args.workers} the search runs in this process; give --workers N (N >= 2) to "
+            "run on that cluster",
+        )
+
+
 def generator_options(args: argparse.Namespace) -> dict[str, Any]:
     """Plain options for :func:`proofsearch.generate.make_generator`, checked (a model
     generator's against its class, without loading the model)."""
@@ -390,6 +412,7 @@ def run(args: argparse.Namespace) -> int:
             "fix them, or pass --skip-invalid to run the valid theorems",
         )
     check_files(args)
+    check_cluster_workers(args, console)
     if auto_index.wants_auto(args.index):
         args.index = auto_index.resolve(args, loaded.theorems, console)
     traces = open_traces(index_list(args.index))

@@ -32,7 +32,13 @@ class JsonLine:
     @property
     def invalid(self) -> str:
         """``invalid JSON: why``, without the decoder's position inside the line."""
-        why = self.error.msg if isinstance(self.error, json.JSONDecodeError) else self.error
+        if not isinstance(self.error, json.JSONDecodeError):
+            return f"invalid JSON: {self.error}"
+        # The decoder's message ends where its position was ("Invalid control character
+        # at"): cut there, and say what such a character is.
+        why = self.error.msg.removesuffix(" at")
+        if why == "Invalid control character":
+            why += " inside a string (a raw tab or line break: write it \\t or \\n)"
         return f"invalid JSON: {why}"
 
     def problem(self, why: str) -> str:

@@ -14,6 +14,10 @@ class RunEvents(Protocol):
     def worker_restarted(self, reason: str) -> None:
         """A worker died or was killed and has been replaced."""
 
+    def notice(self, text: str) -> None:
+        """Something the user should know that is not an error (the cluster is short
+        of CPUs for the workers asked for)."""
+
 
 class NoEvents:
     """Ignores every event."""
@@ -22,4 +26,7 @@ class NoEvents:
         pass
 
     def worker_restarted(self, reason: str) -> None:
+        pass
+
+    def notice(self, text: str) -> None:
         pass

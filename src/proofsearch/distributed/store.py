@@ -126,7 +126,9 @@ class ResultsStore:
             self._file = None
 
     def __enter__(self) -> ResultsStore:
-        self.open()
+        """The file is opened (``--overwrite``: emptied) by the first result, not here: a
+        run that fails before any (a cluster it cannot join) leaves the file as it was,
+        and creates none."""
         return self
 
     def __exit__(self, *exc: object) -> None:
