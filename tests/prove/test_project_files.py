@@ -197,3 +197,14 @@ def test_an_option_coq_does_not_know_is_named(
     err = " ".join(capsys.readouterr().err.split())
     assert "Coq does not know the option -no-such-option" in err, err
     assert "from the _CoqProject or --coq-arg" in err and "does not compile" not in err
+
+
+def test_a_project_in_a_folder_with_a_space_has_its_dependencies(tmp_path: Path) -> None:
+    """coqdep writes `my\\ proofs/…`: split on spaces, no file had a dependency, so the
+    holes were searched (and the scratch build compiled) in no order, without the
+    stdlib modules the project requires in their scope."""
+    from proofsearch.trace.deps import requires
+
+    graph = requires(load_project([write_project(tmp_path / "my proofs")]))
+    assert graph["Proj.Top"] == ["Proj.Base", "Proj.Mod", "Proj.Sec"]
+    assert any(module.endswith(".Arith.Arith") for module in graph["Proj.Base"])  # Coq or Stdlib

@@ -85,13 +85,38 @@ def _parse(output: str, root: Path) -> list[tuple[Path, list[Path]]]:
     found: list[tuple[Path, list[Path]]] = []
     for line in output.splitlines():
         head, sep, tail = line.partition(": ")
-        first = head.split(" ", 1)[0]
-        if not sep or not first.endswith(".vo"):
+        targets = _make_words(head)
+        if not sep or not targets or not targets[0].endswith(".vo"):
             continue
-        target = root / (first[:-3] + ".v")
-        deps = [root / token for token in tail.split() if token.endswith(".vo")]
+        target = root / (targets[0][:-3] + ".v")
+        deps = [root / token for token in _make_words(tail) if token.endswith(".vo")]
         found.append((target, deps))
     return found
+
+
+def _make_words(text: str) -> list[str]:
+    """The paths of a make rule's side, unescaped as coqdep escapes them (``\\ `` for a
+    space, ``\\#``, ``$$``): split on plain spaces, a project in ``my proofs/`` had no
+    dependency at all, so its files were searched and rebuilt in no order."""
+    words = [""]
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text) and text[i + 1] in " #\\":
+            words[-1] += text[i + 1]
+            i += 2
+            continue
+        if char == "$" and text[i + 1 : i + 2] == "$":
+            words[-1] += "$"
+            i += 2
+            continue
+        if char.isspace():
+            if words[-1]:
+                words.append("")
+        else:
+            words[-1] += char
+        i += 1
+    return [word for word in words if word]
 
 
 def order(graph: dict[str, list[str]]) -> list[str]:
