@@ -158,6 +158,44 @@ def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
     assert _snapshot(out) == _snapshot(reference)
 
 
+def test_ctrl_c_mid_trace_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) while files are
+    traced: each idle worker of the pool printed a 20-line traceback above the line."""
+    lemmas = "".join(
+        f"Lemma l{i} : {i} + 0 = {i}.\nProof. now rewrite <- plus_n_O. Qed.\n" for i in range(40)
+    )
+    # Two files at once (two workers start), then a chain: one file at a time, the other
+    # worker idle.
+    files = {"theories/A.v": "Lemma a : True.\nProof. exact I. Qed.\n"}
+    files["theories/B.v"] = files["theories/A.v"].replace("a :", "b :")
+    files["theories/C0.v"] = f"Require Import Lib.A Lib.B.\n{lemmas}"
+    for n in range(1, 6):
+        files[f"theories/C{n}.v"] = f"Require Import Lib.C{n - 1}.\n{lemmas}"
+    root = write_project(tmp_path / "project", files)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "proofsearch.cli", "trace", str(root), "--out", str(out)]
+    run = subprocess.Popen(
+        [*command, "--no-progress", "--jobs", "2"], start_new_session=True, text=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(list((out / "files").glob("*.meta.json"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert run.poll() is None, "the trace ended before it could be interrupted"
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "interrupted; the results so far are kept" in err
+    assert _trace(root, out) == 0  # and the next run finishes the trace
+
+
 @pytest.mark.skipif(
     shutil.which("coqc") is None or binary_version("coqc").major >= 9,
     reason="pinned to Coq 8's stdlib layout (Rocq 9 moved Bool/Bool.v out of the core)",

@@ -11,7 +11,8 @@ errors) or ``search`` could not go on (Ray or its workers would not start, the p
 cannot start, every theorem so far failed to open its header with the same message:
 see :mod:`proofsearch.cli.preflight`); 2 bad usage or bad input, found before any work
 (an unknown option or value, an unreadable or malformed theorem file, a Coq setup that
-cannot work; bare ``proofsearch`` too, which lists the subcommands); 130 interrupted.
+cannot work; bare ``proofsearch`` too, which lists the subcommands); 130 interrupted
+(Ctrl-C); 143 terminated (SIGTERM), stopped the same way.
 
 Every error that stops a command is one line, ``proofsearch <command>: <what>: <why>;
 <how to fix>`` (:mod:`proofsearch.cli.errors`).
@@ -20,12 +21,21 @@ Every error that stops a command is one line, ``proofsearch <command>: <what>: <
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from proofsearch.cli.codes import EXIT_FAILURES, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from proofsearch.cli.codes import (
+    EXIT_FAILURES,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+)
 from proofsearch.cli.errors import CommandError, error_line
 
 __all__ = ["EXIT_FAILURES", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -135,24 +145,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        code: int = args.func(args)
+        with _sigterm_as_interrupt():
+            code: int = args.func(args)
     except CommandError as exc:
         print(error_line(args.command, str(exc)), file=sys.stderr)
         return exc.code
-    except KeyboardInterrupt:
-        resumable = args.command in ("search", "prove", "trace")
-        print(
-            "interrupted"
-            + (
-                "; the results so far are kept: run the same command again "
-                "(search: with --resume) to go on"
-                if resumable
-                else ""
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        hint = _resume_hint(args)
+        print(f"{'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     return code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or CI's time limit), stopped as Ctrl-C stops a run: its
+    prover processes and temporary folders cleaned up, one line. Killed by the default
+    handler, a run said nothing and left its ``/tmp/proofsearch-coq-*`` folders."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _resume_hint(args: argparse.Namespace) -> str:
+    """How to go on after an interrupted run: "the same command" threw the work away
+    when it held ``--overwrite``."""
+    if args.command not in ("search", "prove", "trace"):
+        return ""
+    kept = "; the results so far are kept: "
+    if args.command == "search":
+        if getattr(args, "overwrite", False):
+            return kept + "run the command again with --resume instead of --overwrite to go on"
+        return (
+            kept
+            + "run the same command again"
+            + ("" if args.resume else " with --resume")
+            + " to go on"
+        )
+    if getattr(args, "overwrite", False):
+        return kept + "run the command again without --overwrite to go on"
+    return kept + "run the same command again to go on"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,3 +6,5 @@ EXIT_FAILURES = 1
 #: Bad usage or bad input, found before any work.
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: SIGTERM, handled as Ctrl-C is (128 + 15, the status a shell gives a killed process).
+EXIT_TERMINATED = 143

@@ -16,6 +16,7 @@ import contextlib
 import multiprocessing
 import os
 import re
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -390,6 +391,28 @@ def _safe_path() -> Iterator[None]:
             os.environ["PYTHONSAFEPATH"] = before
 
 
+def _leave_quietly_on_interrupt() -> None:
+    """A worker's Ctrl-C (the terminal sends it to the whole process group) ends the
+    worker as ``SystemExit`` does, its ``finally`` blocks run: as ``KeyboardInterrupt``
+    each idle worker printed a 20-line traceback above the one-line message."""
+
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(130)
+
+    signal.signal(signal.SIGINT, leave)
+
+
+@contextlib.contextmanager
+def _cancel_on_interrupt(pool: concurrent.futures.ProcessPoolExecutor) -> Iterator[None]:
+    """On Ctrl-C, drop the files not yet started: the pool's own exit waits for every
+    file submitted (a library's next dozen) before the run can stop."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
 def run(
     jobs: list[Job],
     *,
@@ -399,7 +422,13 @@ def run(
     """Run the jobs on ``workers`` processes of this machine, each once its requires are done."""
     workers = max(1, workers or os.cpu_count() or 1)
     context = multiprocessing.get_context("spawn")
-    with _safe_path(), concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with (
+        _safe_path(),
+        concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_leave_quietly_on_interrupt
+        ) as pool,
+        _cancel_on_interrupt(pool),
+    ):
 
         def finished(
             running: list[concurrent.futures.Future[FileRecord]],

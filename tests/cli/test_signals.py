@@ -1,0 +1,76 @@
+"""SIGTERM stops a run as Ctrl-C does, and the line after either says how to go on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import _resume_hint, build_parser
+from tests.conftest import ROOT
+from tests.distributed.conftest import trivial_theorems, write_theorems
+
+
+def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path: Path) -> None:
+    """A scheduler's time limit (SIGTERM) killed the run by the default handler: no word,
+    exit -15, and its prover's private folder left in the temporary folder."""
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(40, "s"))
+    out, tmp = tmp_path / "r.jsonl", tmp_path / "tmp"
+    tmp.mkdir()
+    out.write_text("")
+    command = [sys.executable, "-m", "proofsearch.cli", "search", str(theorems), "-o", str(out)]
+    command += [
+        "--overwrite",
+        "--quiet",
+        "--no-check",
+        "--generator",
+        "tests.distributed.chaos:make",
+    ]
+    command += ["--gen-option", "sleep=0.3"]
+    run = subprocess.Popen(
+        command, cwd=ROOT, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)}
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(out.read_text().splitlines()) < 2:
+            time.sleep(0.05)
+        assert run.poll() is None, "the run ended before it could be stopped"
+        assert list(tmp.glob("proofsearch-coq-*")), "the prover's folder is where it is looked for"
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 143, err
+    assert err.strip().splitlines()[-1] == (
+        "terminated; the results so far are kept: run the command again with --resume "
+        "instead of --overwrite to go on"
+    )
+    assert list(tmp.glob("proofsearch-coq-*")) == []
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 2 <= len(kept) < 40
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["search", "t.jsonl"], "run the same command again with --resume to go on"),
+        (["search", "t.jsonl", "--resume"], "run the same command again to go on"),
+        (["prove", "."], "run the same command again to go on"),
+        # "The same command" with --overwrite threw the kept results away (an audit).
+        (["prove", ".", "--overwrite"], "run the command again without --overwrite to go on"),
+        (["trace", "."], "run the same command again to go on"),
+        (["check", "r.jsonl", "t.jsonl"], None),
+    ],
+)
+def test_the_line_after_an_interrupt_says_how_to_go_on(argv: list[str], hint: str | None) -> None:
+    args = build_parser().parse_args(argv)
+    said = _resume_hint(args)
+    assert said == (f"; the results so far are kept: {hint}" if hint else "")
