@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -137,3 +138,22 @@ def test_python_api_matches_the_cli_on_the_demo(tmp_path: Path, local_ray: None)
     assert api_status == cli_status
     assert sum(s == "proved" for s in api_status.values()) >= 28
     assert os.environ.get("RAY_ADDRESS") is None
+
+
+def test_a_finished_run_leaves_no_private_folder_of_its_workers(tmp_path: Path) -> None:
+    """The pool killed its actors at once: each left its prover's `proofsearch-coq-*`
+    folder in the temporary folder after every run (an audit: 21 of them)."""
+    theorems = write_theorems(tmp_path / "t.jsonl", trivial_theorems(6, "f"))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    args = cli(str(theorems), "--workers", "2", "--output", str(tmp_path / "r.jsonl"), "--quiet")
+    args += ["--generator", "fixed", "--tactic", "reflexivity"]
+    # Ray's own folder apart: its socket paths under the test's folder would be too long.
+    with tempfile.TemporaryDirectory(prefix="ps-ray-", dir="/tmp") as ray_tmp:
+        done = subprocess.run(
+            [*args, "--ray-tmpdir", ray_tmp], cwd=ROOT, capture_output=True, text=True,
+            env={**os.environ, "TMPDIR": str(tmp)},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert len(lines(tmp_path / "r.jsonl")) == 6
+    assert list(tmp.glob("proofsearch-coq-*")) == []

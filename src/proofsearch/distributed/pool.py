@@ -106,8 +106,18 @@ class ProverPool:
         self.restarts += 1
         self.events.worker_restarted(reason)
 
-    def shutdown(self) -> None:
-        """Kill every actor of the pool (their prover processes die with them)."""
+    def shutdown(self, grace: float = 5.0) -> None:
+        """Kill every actor of the pool (their prover processes die with them). An idle
+        one closes its prover first, within ``grace`` seconds: killed at once, each left
+        its prover's private folder in the temporary folder after every run."""
+        closing = []
+        for slot in self._slots:
+            if slot.task is None and slot.pid is not None:
+                with contextlib.suppress(RayError, ValueError):
+                    closing.append(slot.actor.close.remote())
+        if closing:
+            with contextlib.suppress(RayError, ValueError):
+                ray.wait(closing, num_returns=len(closing), timeout=grace)
         for slot in self._slots:
             with contextlib.suppress(RayError, ValueError):
                 ray.kill(slot.actor, no_restart=True)
