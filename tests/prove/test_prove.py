@@ -994,3 +994,17 @@ def test_holes_below_a_value_filled_by_write_are_searched_again(
     assert prove(*common, "--write") == 0
     assert sorted(log.read_text().splitlines()) == ["two_is_2", "two_plus"]
     assert "Admitted" not in (folder / "D.v").read_text() + (folder / "Use.v").read_text()
+
+
+def test_a_read_only_file_is_not_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file the user made read-only was replaced all the same (by a rename, which its
+    mode does not stop), without a word."""
+    folder, _, common = _logged_project(tmp_path)
+    (folder / "Mod.v").chmod(0o444)
+    assert prove(*common, "--write") == 0
+    assert (folder / "Mod.v").read_text() == FILES["Mod.v"]
+    assert (folder / "Top.v").read_text() == FILLED["Top.v"]
+    out = capsys.readouterr().out
+    assert "left Admitted: Mod.v:5 Arith2.add_comm': Mod.v is read-only: not written" in out

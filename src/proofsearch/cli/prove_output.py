@@ -77,6 +77,16 @@ def write_back(
                     outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
                     del outcome.filled[hole]
                 continue
+            if not source.path.stat().st_mode & 0o222:
+                # Yours to keep as it is (vendored, generated): the file is replaced by a
+                # rename, which a read-only file does not stop, so it was written.
+                for hole in by_module[module]:
+                    outcome.left[hole] = (
+                        f"{source.file} is read-only: not written (make it writable, or "
+                        "take the proof from the diff of a run without --write)"
+                    )
+                    del outcome.filled[hole]
+                continue
             write_atomic(source.path, text)
             if all(hole.ender != "Defined." for hole in by_module[module]):
                 # Opaque proofs change nothing the file's other holes can use; a value
