@@ -1008,3 +1008,29 @@ def test_a_read_only_file_is_not_written(
     assert (folder / "Top.v").read_text() == FILLED["Top.v"]
     out = capsys.readouterr().out
     assert "left Admitted: Mod.v:5 Arith2.add_comm': Mod.v is read-only: not written" in out
+
+
+def test_a_file_the_system_will_not_replace_is_named_and_the_others_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder or mount (an immutable file for root): `--write` stopped with a
+    traceback at that file, the files after it unwritten, no table."""
+    from proofsearch.project import patch
+
+    folder, _, common = _logged_project(tmp_path)
+    real = patch.write_atomic
+
+    def refuse_mod(path: Path, text: str) -> None:
+        if path.name == "Mod.v":
+            raise PermissionError(1, "Operation not permitted")
+        real(path, text)
+
+    monkeypatch.setattr(patch, "write_atomic", refuse_mod)
+    assert prove(*common, "--write") == 1
+    assert (folder / "Mod.v").read_text() == FILES["Mod.v"]
+    for name in ("Base.v", "Top.v"):  # before and after Mod.v in the order written
+        assert (folder / name).read_text() == FILLED[name]
+    out, err = capsys.readouterr()
+    assert "Mod.v: cannot be written (Operation not permitted): not written" in err
+    assert "Arith2.add_comm': Mod.v cannot be written: Operation not permitted" in out
+    assert "Traceback" not in err

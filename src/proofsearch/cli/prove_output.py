@@ -65,6 +65,8 @@ def write_back(
     elif not args.write and patch:
         print(patch, end="")
     refused: list[str] = list(outcome.changed_files)
+    #: Files the system would not let ``--write`` replace, and why: the others are written.
+    unwritable: dict[str, str] = {}
     if args.write:
         from proofsearch.project.plan import digest, record_written
 
@@ -87,7 +89,16 @@ def write_back(
                     )
                     del outcome.filled[hole]
                 continue
-            write_atomic(source.path, text)
+            try:
+                write_atomic(source.path, text)
+            except OSError as exc:  # a read-only folder or mount, an immutable file
+                unwritable[source.file] = exc.strerror or str(exc)
+                for hole in by_module[module]:
+                    outcome.left[hole] = (
+                        f"{source.file} cannot be written: {unwritable[source.file]}"
+                    )
+                    del outcome.filled[hole]
+                continue
             if all(hole.ender != "Defined." for hole in by_module[module]):
                 # Opaque proofs change nothing the file's other holes can use; a value
                 # that now computes does, so those holes are searched again.
@@ -129,6 +140,12 @@ def write_back(
         )
     for file in sorted(set(refused)):
         print_error(console, f"{file} changed since it was traced: not written; run prove again")
+    for file, why in sorted(unwritable.items()):
+        print_error(
+            console,
+            f"{file}: cannot be written ({why}): not written; its proofs are in "
+            "the diff of a run without --write",
+        )
     around = sum(clock[k] for k in ("holes", "header", "presentation", "rebuild", "write-back"))
     print(
         f"time: {wall:.1f} s wall; holes {clock['holes']:.2f} s, trace {clock['trace']:.1f} s, "
@@ -143,7 +160,7 @@ def write_back(
             "dry run: nothing written; --write writes these proofs (reusing this run's results)",
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
-    return EXIT_FAILURES if refused else EXIT_OK
+    return EXIT_FAILURES if refused or unwritable else EXIT_OK
 
 
 def value_filled(hole: Hole, results: dict[str, dict[str, Any]]) -> bool:
