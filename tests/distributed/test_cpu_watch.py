@@ -1,4 +1,4 @@
-"""The cluster's CPUs against the workers asked for (:class:`_CpuWatch`), with the
+"""The cluster's CPUs against the workers asked for (:class:`CpuWatch`), with the
 cluster's CPU count given: the real clusters are in ``test_ray_start_cluster.py``."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from proofsearch.distributed import run
+from proofsearch.distributed.capacity import CpuWatch
 from proofsearch.distributed.ray_setup import RaySetupError
-from proofsearch.distributed.run import DistributionOptions
 
 
 class Said:
@@ -26,16 +25,20 @@ class Said:
         self.lines.append(text)
 
 
-def watch(monkeypatch: pytest.MonkeyPatch, cpus: list[float], **options: Any) -> Any:
-    monkeypatch.setattr(run._CpuWatch, "_cpus", lambda self: cpus[0])
+def watch(
+    monkeypatch: pytest.MonkeyPatch,
+    cpus: list[float],
+    workers: int,
+    per: float = 1.0,
+    reserved: float = 0.0,
+) -> Any:
+    monkeypatch.setattr(CpuWatch, "_cpus", lambda self: cpus[0])
     said = Said()
-    return run._CpuWatch(DistributionOptions(**options), said), said
+    return CpuWatch(workers, per, reserved, said), said
 
 
 def test_enough_cpus_says_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    cpus = [4.0]
-    monkeypatch.setattr(run._CpuWatch, "_cpus", lambda self: cpus[0])
-    _, said = watch(monkeypatch, cpus, workers=4)
+    _, said = watch(monkeypatch, [4.0], workers=4)
     assert said.lines == []
 
 
@@ -64,7 +67,7 @@ def test_fewer_cpus_than_workers_is_said_once_and_again_when_a_node_is_lost(
 
 def test_a_cluster_without_cpus_for_a_worker_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(RaySetupError, match=r"has 1 CPU\(s\) free for workers.*asks for 2"):
-        watch(monkeypatch, [1.0], workers=2, cpus_per_worker=2.0)
+        watch(monkeypatch, [1.0], workers=2, per=2.0)
     # A generator actor takes its CPU first.
     with pytest.raises(RaySetupError, match="start nodes with CPUs"):
-        watch(monkeypatch, [1.0], workers=2, generator_actors=1)
+        watch(monkeypatch, [1.0], workers=2, reserved=1.0)

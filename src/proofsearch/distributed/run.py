@@ -99,6 +99,7 @@ def _run_ray(
     spec: WorkerSpec, theorems: Sequence[Theorem], options: DistributionOptions, sink: _Collect
 ) -> None:
     from proofsearch.distributed.actors import remote_prover_actor
+    from proofsearch.distributed.capacity import CpuWatch
     from proofsearch.distributed.pool import ProverPool
     from proofsearch.distributed.ray_setup import ray_session
 
@@ -109,8 +110,12 @@ def _run_ray(
 
     with ray_session(_local_size(options)):
         _check_gpus(options, gpus)
-        cpus = _CpuWatch(options, sink.events)
-        sink.events = cpus
+        sink.events = CpuWatch(
+            options.workers,
+            options.cpus_per_worker,
+            options.generator_actors * options.generator_cpus,
+            sink.events,
+        )
         directory = _generator_directory(spec, options)
         shared = share_index(spec) if directory is None else None
         slots = iter(range(1 << 30))
@@ -130,67 +135,6 @@ def _run_ray(
                 import ray
 
                 ray.kill(directory)  # its generator actors die with their owner
-
-
-class _CpuWatch:
-    """Says when the cluster has fewer CPUs than the workers asked for: Ray leaves the
-    others waiting for a CPU without a word (``--workers 3`` on two CPUs ran on two; a
-    node that died took its CPUs, and its worker's replacement never started). Checked
-    at the start and after each restart; a cluster with no CPU at all is refused."""
-
-    def __init__(self, options: DistributionOptions, events: RunEvents) -> None:
-        self.options = options
-        self.inner = events
-        self.said: int | None = None
-        placeable = self._placeable()
-        if placeable == 0:
-            from proofsearch.distributed.ray_setup import RaySetupError
-
-            raise RaySetupError(
-                f"the Ray cluster has {self._cpus():g} CPU(s) free for workers, and each "
-                f"prover worker asks for {options.cpus_per_worker:g}: start nodes with CPUs "
-                "(ray start --address … --num-cpus N) and run again"
-            )
-        self._say(placeable)
-
-    def _cpus(self) -> float:
-        import ray
-
-        return float(ray.cluster_resources().get("CPU", 0.0))
-
-    def _placeable(self) -> int:
-        """How many workers the cluster's CPUs hold at once (CPUs the generator actors
-        take first)."""
-        taken = self.options.generator_actors * self.options.generator_cpus
-        free = max(0.0, self._cpus() - taken)
-        return min(self.options.workers, math.floor(free / self.options.cpus_per_worker + 1e-9))
-
-    def _say(self, placeable: int) -> None:
-        if placeable >= self.options.workers or placeable == self.said:
-            return
-        self.said = placeable
-        waiting = self.options.workers - placeable
-        if placeable == 0:
-            self.inner.notice(
-                "the Ray cluster has no CPU left for workers: nothing runs until a node "
-                "with CPUs joins (the run stops if no worker starts within 300 s)"
-            )
-        else:
-            self.inner.notice(
-                f"--workers {self.options.workers}: the Ray cluster has {self._cpus():g} "
-                f"CPU(s), room for {placeable} worker(s) at a time; {waiting} wait(s) for a "
-                "free CPU"
-            )
-
-    def result(self, record: dict[str, Any]) -> None:
-        self.inner.result(record)
-
-    def worker_restarted(self, reason: str) -> None:
-        self.inner.worker_restarted(reason)
-        self._say(self._placeable())
-
-    def notice(self, text: str) -> None:
-        self.inner.notice(text)
 
 
 def _check_gpus(options: DistributionOptions, per_worker: float) -> None:
