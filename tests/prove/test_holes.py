@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from proofsearch.project.holes import (
+    ADMIT_OBLIGATIONS_REASON,
     NESTED_REASON,
     OBLIGATION_REASON,
     OUTER_REASON,
@@ -182,6 +183,8 @@ End S.
 Program Definition g : {x : nat | x = 1} * {y : nat | y = 2} := (_, _).
 Next Obligation. Admitted.
 Next Obligation. Admitted.
+Program Definition h : {x : nat | x = 3} := _.
+Admit Obligations.
 """
 
 
@@ -196,6 +199,8 @@ def test_every_other_admitted_proof_is_reported() -> None:
         (5, "n_plus_0", f"a Let is not a hole ({kinds})"),
         (10, "g", OBLIGATION_REASON),
         (12, "g", OBLIGATION_REASON),
+        # No Admitted, and yet obligations left admitted: said too (an audit).
+        (14, "h", ADMIT_OBLIGATIONS_REASON),
     ]
 
 

@@ -32,6 +32,9 @@ HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
 #: Why an ``Admitted`` obligation is not searched (a proof resting on one is marked,
 #: :func:`proofsearch.project.writeback.resting_on_admitted`).
 OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
+#: ``Admit Obligations.``: the obligations left are admitted without an ``Admitted``.
+ADMIT_OBLIGATIONS_REASON = "its obligations, admitted by Admit Obligations, are not searched"
+_ADMIT_OBLIGATIONS = re.compile(r"\s*(?:#\[[^\]]*\]\s*)?Admit\s+Obligations\b")
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
 HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
@@ -417,6 +420,11 @@ def _other_admitted(
     ``Next Obligation``), so that none is passed over without a word."""
     found = []
     for index, sentence in enumerate(sentences):
+        if _ADMIT_OBLIGATIONS.match(sentence.text):  # no Admitted, and yet a hole left
+            owner = _obligations_owner(sentences, index)
+            line = _line_of(text, sentence.start)
+            found.append(Skipped(source, line, owner, ADMIT_OBLIGATIONS_REASON))
+            continue
         if index in covered or command_of(sentence.text).word != "Admitted":
             continue
         if not vernac.is_proof_ender(command_of(sentence.text)):
