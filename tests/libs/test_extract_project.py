@@ -264,3 +264,40 @@ def test_an_installed_library_that_requires_by_short_name_validates(
     assert counts["kept"] == 1 and counts["rejected"] == [], counts
     (entry,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert entry["module"] == "Short.B" and entry["header"] == "Require Import A.\n"
+
+
+INSTANCES = """\
+Require Import Coq.Classes.Morphisms Coq.Setoids.Setoid.
+Definition twice (n : nat) := n + n.
+Instance twice_proper : Proper (eq ==> eq) twice.
+Proof. intros x y ->. reflexivity. Qed.
+Instance : Proper (eq ==> eq ==> eq) plus.
+Proof. intros x y -> a b ->. reflexivity. Qed.
+Lemma twice_0 : twice 0 = 0.
+Proof. reflexivity. Qed.
+"""
+
+
+def test_named_instances_are_counted_and_entries_with_instances(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a typeclass library a fifth of the proofs were Instances: left out without a
+    word (not found, not skipped), with no option to keep them (an audit, math-classes)."""
+    import subprocess
+
+    from proofsearch.cli import main
+
+    (tmp_path / "_CoqProject").write_text("-R . Inst\nI.v\n")
+    (tmp_path / "I.v").write_text(INSTANCES)
+    built = subprocess.run(["coqc", "-R", ".", "Inst", "I.v"], cwd=tmp_path, capture_output=True)
+    assert built.returncode == 0, built.stderr
+    out = tmp_path / "x.jsonl"
+    argv = ["bench", "extract-coq", "--project", str(tmp_path), "--out", str(out), "--quiet"]
+    assert main([*argv, "--open-check", "off"]) == 0
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert "named Instances left out: 1 (--instances makes those with a proof entries" in said
+    assert [json.loads(line)["name"] for line in out.read_text().splitlines()] == ["I.v:twice_0"]
+    assert main([*argv, "--instances"]) == 0  # validated: the entry re-checks, and opens
+    names = sorted(json.loads(line)["name"] for line in out.read_text().splitlines())
+    assert names == ["I.v:twice_0", "I.v:twice_proper"]

@@ -84,8 +84,9 @@ class CoqLibrary:
             )
         self.files = kept
 
-    def extract(self) -> Extraction:
-        """Parse every file (no Coq involved)."""
+    def extract(self, instances: bool = False) -> Extraction:
+        """Parse every file (no Coq involved); ``instances``: named ``Instance``s with a
+        proof are entries too."""
         result = Extraction()
         for entry in self.files:
             result.merge(
@@ -95,6 +96,7 @@ class CoqLibrary:
                     module=entry.module,
                     part=entry.part,
                     prelude_parts=self.prelude_parts,
+                    instances=instances,
                 )
             )
         return result

@@ -55,6 +55,7 @@ class Benchmark:
             "kept_by_scope": dict(sorted(ex.kept_by_scope().items())),
             "kept_by_part": dict(sorted(ex.kept_by_part().items())),
             "skipped_by_reason": dict(ex.skipped_by_reason().most_common()),
+            "instances_left_out": ex.instances_left_out,
             "validated": self.validated,
             "rejected_by_reason": dict(self.rejected_by_reason().most_common()),
             "rejected": [
@@ -79,6 +80,11 @@ class Benchmark:
         ]
         for scope, count in sorted(ex.kept_by_scope().items()):
             lines.append(f"  {scope}: {count}")
+        if ex.instances_left_out:
+            lines.append(
+                f"named Instances left out: {ex.instances_left_out} (--instances makes those "
+                "with a proof entries too)"
+            )
         lines.append(f"lemmas skipped (no usable reference proof): {len(ex.skipped)}")
         for reason, count in ex.skipped_by_reason().most_common():
             lines.append(f"  {reason}: {count} ({SKIP_REASONS.get(reason, reason)})")
@@ -189,8 +195,10 @@ def build_benchmark(
     progress: Callable[[StdlibLemma, Validation], None] | None = None,
     cache: Path | None = None,
     open_check: str = "report",
+    instances: bool = False,
 ) -> Benchmark:
-    """Extract, sample (all lemmas when ``sample`` is None) and validate.
+    """Extract, sample (all lemmas when ``sample`` is None) and validate; ``instances``:
+    named ``Instance``s with a proof are entries too.
 
     Validation compiles each drawn lemma with ``coqc`` (and reads its axioms); a lemma
     that fails is replaced by the next one drawn from its part. ``open_check`` then
@@ -201,7 +209,7 @@ def build_benchmark(
     """
     if open_check not in OPEN_CHECKS:
         raise ValueError(f"open_check must be one of {', '.join(OPEN_CHECKS)}")
-    extraction = library.extract()
+    extraction = library.extract(instances)
     validator = _SampleValidator(
         ValidationCache(cache), jobs, coqc, tuple(library.args), timeout, progress, open_check
     )

@@ -87,6 +87,12 @@ def _add_extract_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="also write the index (every field but the header; see restore-coq-stdlib)",
     )
+    parser.add_argument(
+        "--instances",
+        action="store_true",
+        help="named Instances with a proof are entries too (as prove fills them); without "
+        "it they are left out, and the summary counts them",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(bench_func=run_extract)
 
@@ -292,6 +298,7 @@ def run_extract(args: argparse.Namespace) -> int:
         progress=progress,
         cache=args.cache,
         open_check=args.open_check,
+        instances=args.instances,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
