@@ -158,9 +158,12 @@ def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
     assert _snapshot(out) == _snapshot(reference)
 
 
-def test_ctrl_c_mid_trace_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "kill-INT-pid"])
+def test_ctrl_c_mid_trace_is_one_line(tmp_path: Path, group: bool) -> None:
     """Ctrl-C (SIGINT to the process group, as a terminal sends it) while files are
-    traced: each idle worker of the pool printed a 20-line traceback above the line."""
+    traced: each idle worker of the pool printed a 20-line traceback above the line.
+    Sent to the main process alone, the workers are stopped too (the pool's exit ran
+    every file already handed to a worker)."""
     lemmas = "".join(
         f"Lemma l{i} : {i} + 0 = {i}.\nProof. now rewrite <- plus_n_O. Qed.\n" for i in range(40)
     )
@@ -184,7 +187,7 @@ def test_ctrl_c_mid_trace_is_one_line(tmp_path: Path) -> None:
         while len(list((out / "files").glob("*.meta.json"))) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert run.poll() is None, "the trace ended before it could be interrupted"
-        os.killpg(run.pid, signal.SIGINT)
+        (os.killpg if group else os.kill)(run.pid, signal.SIGINT)
         _, err = run.communicate(timeout=60)
     finally:
         if run.poll() is None:

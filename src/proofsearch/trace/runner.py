@@ -391,25 +391,49 @@ def _safe_path() -> Iterator[None]:
             os.environ["PYTHONSAFEPATH"] = before
 
 
+#: Set in a worker by its first Ctrl-C: the worker leaves once its file's cleanup is done.
+_interrupted = False
+
+
 def _leave_quietly_on_interrupt() -> None:
     """A worker's Ctrl-C (the terminal sends it to the whole process group) ends the
     worker as ``SystemExit`` does, its ``finally`` blocks run: as ``KeyboardInterrupt``
     each idle worker printed a 20-line traceback above the one-line message."""
 
     def leave(signum: int, frame: object) -> None:
+        global _interrupted
+        _interrupted = True
         raise SystemExit(130)
 
     signal.signal(signal.SIGINT, leave)
 
 
+def _run_job_in_worker(job: Job) -> FileRecord:
+    """:func:`run_job`, but an interrupted worker then leaves at once rather than take
+    the next file queued for it (the pool runs every file already handed to a worker,
+    so a stopped trace went on for minutes)."""
+    try:
+        if _interrupted:
+            raise SystemExit(130)
+        return run_job(job)
+    finally:
+        if _interrupted:
+            os._exit(130)  # the file's own cleanup has run: its prover is closed
+
+
 @contextlib.contextmanager
 def _cancel_on_interrupt(pool: concurrent.futures.ProcessPoolExecutor) -> Iterator[None]:
-    """On Ctrl-C, drop the files not yet started: the pool's own exit waits for every
-    file submitted (a library's next dozen) before the run can stop."""
+    """On Ctrl-C, drop the files not yet started and stop the workers (those a terminal's
+    Ctrl-C did not reach too): the pool's own exit waits for every file submitted."""
     try:
         yield
     except KeyboardInterrupt:
+        workers = list((pool._processes or {}).values())  # no public handle on them
         pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                if worker.pid is not None:
+                    os.kill(worker.pid, signal.SIGINT)
         raise
 
 
@@ -440,7 +464,7 @@ def run(
 
         return schedule(
             jobs,
-            lambda job: pool.submit(run_job, job),
+            lambda job: pool.submit(_run_job_in_worker, job),
             finished,
             lambda future: future.result(),
             workers=workers,
