@@ -101,6 +101,21 @@ def test_different_messages_are_the_theorems_own() -> None:
     assert [r["name"] for r in sink.records] == ["s", "t0", "t1", "t2", "t3"]
 
 
+def test_one_cause_named_differently_by_each_header_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project benchmark without its loadpath: each entry's header loads its own
+    file's modules, so each failed with another module in the message, and the run went
+    on, exit 0, every row an error (an audit on math-classes)."""
+    headers = [f"Require Import NoSuchLib.{m}." for m in ("A", "B", "A NoSuchLib.C")]
+    path = theorems(tmp_path, headers)
+    out = tmp_path / "r.jsonl"
+    assert main(["search", str(path), "-o", str(out), *FIXED]) == 1
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert "the first 3 theorem(s) failed to open" in line and "NoSuchLib.A" in line
+    assert not out.exists()
+
+
 def test_a_small_run_stops_when_all_its_theorems_fail() -> None:
     sink = ListSink()
     watch = HeaderWatch(sink, "thms.jsonl", {"t0": "thms.jsonl:1", "t1": "thms.jsonl:2"}, "fix")
