@@ -52,6 +52,15 @@ def prove(*args: str) -> int:
     return main(["prove", *args, "--quiet", "--no-library-trace"])
 
 
+def small_project(folder: Path, coqproject: str, files: dict[str, str]) -> Path:
+    """A folder with this ``_CoqProject`` and these files."""
+    folder.mkdir()
+    (folder / "_CoqProject").write_text(coqproject)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
 def build(folder: Path) -> None:
     """The whole project compiles with coqc, file by file in dependency order."""
     for name in ORDER:
@@ -282,12 +291,13 @@ def test_a_file_whose_holes_cannot_open_is_one_line(
 ) -> None:
     """The file names itself (``Self.A.one``): coqc accepts it, but its prefix run as a
     header (another module) does not, so no hole of it can be opened."""
-    folder = tmp_path / "self"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Self\n")
-    (folder / "A.v").write_text(
-        "Definition one := 1.\nDefinition also_one := Self.A.one.\n"
-        "Lemma l1 : also_one = 1.\nProof. Admitted.\nLemma l2 : one = 1.\nAdmitted.\n"
+    folder = small_project(
+        tmp_path / "self",
+        "-R . Self\n",
+        {
+            "A.v": "Definition one := 1.\nDefinition also_one := Self.A.one.\n"
+            "Lemma l1 : also_one = 1.\nProof. Admitted.\nLemma l2 : one = 1.\nAdmitted.\n"
+        },
     )
     assert prove(str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")) == 1
     err = capsys.readouterr().err.strip()
@@ -971,15 +981,15 @@ def test_holes_below_a_value_filled_by_write_are_searched_again(
     """`--write` filled a `Definition` (`Defined.`: it computes now), and the holes that
     hold by computing it, in its file and in a file loading it, kept their earlier
     result: "no proof", never searched again (an audit's `two_pred = 2`)."""
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Adm\nD.v\nUse.v\n")
-    (folder / "D.v").write_text(
-        "Definition two : {n : nat | n = 2}.\nProof.\nAdmitted.\n"
-        "Lemma two_is_2 : proj1_sig two = 2.\nProof.\nAdmitted.\n"
-    )
-    (folder / "Use.v").write_text(
-        "From Adm Require Import D.\nLemma two_plus : proj1_sig two + 0 = 2.\nProof.\nAdmitted.\n"
+    folder = small_project(
+        tmp_path / "project",
+        "-R . Adm\nD.v\nUse.v\n",
+        {
+            "D.v": "Definition two : {n : nat | n = 2}.\nProof.\nAdmitted.\n"
+            "Lemma two_is_2 : proj1_sig two = 2.\nProof.\nAdmitted.\n",
+            "Use.v": "From Adm Require Import D.\n"
+            "Lemma two_plus : proj1_sig two + 0 = 2.\nProof.\nAdmitted.\n",
+        },
     )
     log = tmp_path / "asked.log"
     common = [
