@@ -301,3 +301,20 @@ def test_named_instances_are_counted_and_entries_with_instances(
     assert main([*argv, "--instances"]) == 0  # validated: the entry re-checks, and opens
     names = sorted(json.loads(line)["name"] for line in out.read_text().splitlines())
     assert names == ["I.v:twice_0", "I.v:twice_proper"]
+
+
+def test_a_program_instance_with_a_body_is_no_entry(tmp_path: Path) -> None:
+    """Its `Next Obligation … Qed.` was taken for the instance's reference proof (an
+    audit: math-classes' `slow_nat_le_dec` kept with its first obligation's tactics)."""
+    text = (
+        "Require Import Coq.Program.Program.\nLocal Obligation Tactic := idtac.\n"
+        "Class Dec (P : Prop) := dec : {P} + {~P}.\n"
+        "#[global] Program Instance dec_le (x y : nat) : Dec (x <= y) :=\n"
+        "  match Compare_dec.le_dec x y with\n  | left E => left _\n  | right E => right _\n"
+        "  end.\nNext Obligation. intros; exact E. Qed.\nNext Obligation. intros; exact E. Qed.\n"
+        "Lemma l0 : 0 <= 0.\nProof. auto. Qed.\n"
+    )
+    (tmp_path / "P.v").write_text(text)
+    found = extract_file(tmp_path / "P.v", tmp_path, instances=True)
+    assert [lemma.name for lemma in found.lemmas] == ["P.v:l0"]
+    assert [(s.ident, s.reason) for s in found.skipped] == [("dec_le", "given_body")]

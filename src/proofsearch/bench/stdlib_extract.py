@@ -58,6 +58,8 @@ SKIP_REASONS: dict[str, str] = {
     "unbalanced_end": "an End that closes no open Section/Module precedes it",
     "duplicate_name": "its qualified name is declared twice in the file",
     "anonymous_instance": "an Instance without a name: nothing to hole or print",
+    "given_body": "its value is given with := (a Program Instance's obligations follow): "
+    "no proof of the statement",
 }
 
 
@@ -291,6 +293,8 @@ def extract_file(
             reason = "unbalanced_end"
         elif _MUTUAL.search(command.bare):
             reason = "mutual"
+        elif vernac.gives_body(command):
+            reason = "given_body"
         proof = _reference_proof(text, sentences, index)
         if isinstance(proof, str):
             reason = reason or proof

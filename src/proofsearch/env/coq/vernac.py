@@ -211,10 +211,21 @@ def _top_level(text: str) -> Iterator[int]:
             yield offset
 
 
+_LET_OR_IN = re.compile(r"\b(let|in)\b")
+
+
 def gives_body(command: Command) -> bool:
     """Whether a sentence has ``:=`` outside brackets (``Definition d : T := t.``,
-    ``Instance i : C := {| … |}.``): it opens no proof, whatever ``Admitted`` follows."""
-    return any(command.bare.startswith(":=", offset) for offset in _top_level(command.bare))
+    ``Instance i : C := {| … |}.``): it opens no proof, whatever ``Admitted`` follows.
+    A ``let x := v in`` of the statement is not a body (the stdlib's ``Lemma divmod_spec
+    : … let (q',u') := divmod x y q u in …``)."""
+    text = command.bare
+    for offset in _top_level(text):
+        if text.startswith(":=", offset):
+            words = [m[1] for m in _LET_OR_IN.finditer(text[:offset])]
+            if words.count("let") <= words.count("in"):
+                return True
+    return False
 
 
 _SORT = re.compile(r"(?:Type|Set|Prop|SProp)(?:@\{[^}]*\})?")
