@@ -617,7 +617,15 @@ def header_failures(records: Sequence[dict[str, object]]) -> str | None:
     """The message when every theorem's header failed: no measurement, but a setup
     problem (a project's sample without its loadpath printed "0/8 proved" and exit 0)."""
     errors = [str(r.get("error") or "") for r in records]
-    if records and all("header sentence" in error for error in errors):
+
+    # `sauto`/one-shot open the header sentence by sentence; `hammer` runs the file
+    # whole (its header and `hammer` in one coqc): its error says it did not run (a
+    # header that fails), not that it ran out of time.
+    def setup(error: str) -> bool:
+        hammer = error.startswith("hammer did not run") and "ran past" not in error
+        return "header sentence" in error or hammer
+
+    if records and all(setup(error) for error in errors):
         return (
             f"every header failed ({errors[0][:300]}); give the loadpath its files need: "
             "--index TRACE (the trace of the project the sample comes from) or --coq-arg"

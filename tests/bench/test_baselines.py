@@ -115,6 +115,25 @@ def test_coq_args_reach_the_baseline(
 
 
 @requires_hammer
+def test_hammer_on_headers_that_cannot_load_is_a_setup_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hammer` printed "0/3 proved" and exit 0 when no header loaded (an audit): only
+    `sauto` and one-shot, which open headers sentence by sentence, were caught."""
+    theorems = tmp_path / "t.jsonl"
+    headers = [f"Require Import NoSuchLib.M{i}.\n" for i in range(3)]
+    entries = [
+        {"name": f"t{i}", "statement": f"Lemma t{i} : True.", "header": header}
+        for i, header in enumerate(headers)
+    ]
+    theorems.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    argv = ["hammer", str(theorems), "--budget", "5", "--out-dir", str(tmp_path), "--quiet"]
+    assert baselines.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "error: hammer: every header failed" in err and "NoSuchLib.M0" in err
+
+
+@requires_hammer
 def test_sauto_and_hammer(tmp_path: Path, no_new_coq_processes: None) -> None:
     """``sauto`` proves ``swap``; ``hammer`` reconstructs a proof that re-checks.
 
