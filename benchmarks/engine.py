@@ -95,6 +95,9 @@ class _Clock:
     def worker_restarted(self, reason: str) -> None:
         pass
 
+    def notice(self, text: str) -> None:
+        pass
+
 
 def throughput(
     spec: WorkerSpec,
