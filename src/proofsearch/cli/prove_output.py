@@ -35,8 +35,7 @@ def write_back(
     console: Console,
 ) -> int:
     from proofsearch.project.outcome import decide
-    from proofsearch.project.patch import fill_text, unified_diff, write_atomic
-    from proofsearch.project.plan import file_changed
+    from proofsearch.project.patch import fill_text, unified_diff
     from proofsearch.project.writeback import ProjectBroken
 
     step = time.perf_counter()
@@ -73,30 +72,10 @@ def write_back(
         written: dict[str, str] = {}
         for module, text in new_texts.items():
             source = files[module]
-            if file_changed(source.path, plan.digests[module]):
-                refused.append(source.file)
+            why = _write_or_say_why(source, plan.digests[module], text, refused, unwritable)
+            if why:
                 for hole in by_module[module]:
-                    outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
-                    del outcome.filled[hole]
-                continue
-            if not source.path.stat().st_mode & 0o222:
-                # Yours to keep as it is (vendored, generated): the file is replaced by a
-                # rename, which a read-only file does not stop, so it was written.
-                for hole in by_module[module]:
-                    outcome.left[hole] = (
-                        f"{source.file} is read-only: not written (make it writable, or "
-                        "take the proof from the diff of a run without --write)"
-                    )
-                    del outcome.filled[hole]
-                continue
-            try:
-                write_atomic(source.path, text)
-            except OSError as exc:  # a read-only folder or mount, an immutable file
-                unwritable[source.file] = exc.strerror or str(exc)
-                for hole in by_module[module]:
-                    outcome.left[hole] = (
-                        f"{source.file} cannot be written: {unwritable[source.file]}"
-                    )
+                    outcome.left[hole] = why
                     del outcome.filled[hole]
                 continue
             if all(hole.ender != "Defined." for hole in by_module[module]):
@@ -161,6 +140,32 @@ def write_back(
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused or unwritable else EXIT_OK
+
+
+def _write_or_say_why(
+    source: Any, expected: str, text: str, refused: list[str], unwritable: dict[str, str]
+) -> str:
+    """Write ``text`` to the source file, or say why it was not (its holes are left
+    with that reason): the file changed since it was read (``refused``), it is read-only
+    (yours to keep as it is: vendored, generated; the rename would have replaced it),
+    or the system will not let it be replaced (``unwritable``, with the reason)."""
+    from proofsearch.project.patch import write_atomic
+    from proofsearch.project.plan import file_changed
+
+    if file_changed(source.path, expected):
+        refused.append(source.file)
+        return f"{source.file} changed since it was read: run prove again"
+    if not source.path.stat().st_mode & 0o222:
+        return (
+            f"{source.file} is read-only: not written (make it writable, or take the proof "
+            "from the diff of a run without --write)"
+        )
+    try:
+        write_atomic(source.path, text)
+    except OSError as exc:  # a read-only folder or mount, an immutable file
+        unwritable[source.file] = exc.strerror or str(exc)
+        return f"{source.file} cannot be written: {unwritable[source.file]}"
+    return ""
 
 
 def value_filled(hole: Hole, results: dict[str, dict[str, Any]]) -> bool:

@@ -67,6 +67,7 @@ class HolePlan:
 
         allowed = [name.rsplit(".", 1)[-1] for name in self.admitted_names()]
         records = []
+        requires: dict[str, list[str]] = {}  # each module's, worked out once
         for hole in self.selected if whole is None else whole:
             record = hole.to_record(allowed)
             if not self.propositions_only:
@@ -77,7 +78,10 @@ class HolePlan:
                 if names:
                     record[kind] = names
             record["source_sha256"] = self.digests[hole.source.module]
-            record["deps_sha256"] = {m: self.digests[m] for m in self.requires(hole.source.module)}
+            module = hole.source.module
+            if module not in requires:
+                requires[module] = self.requires(module)
+            record["deps_sha256"] = {dep: self.digests[dep] for dep in requires[module]}
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
             goals = open_goals(trace_dir, hole) if trace_dir and whole is None else None
