@@ -7,7 +7,6 @@ from pathlib import Path
 from proofsearch.project.holes import (
     ADMIT_OBLIGATIONS_REASON,
     NESTED_REASON,
-    OBLIGATION_REASON,
     OUTER_REASON,
     find_holes,
     select_lemmas,
@@ -139,23 +138,21 @@ Proof. Admitted.
 
 def test_instances_are_holes_and_bodies_are_not() -> None:
     """A named ``Instance`` with a proof is a hole (``Proper``/``Reflexive`` instances
-    are the commonest ``Admitted`` of typeclass code); an anonymous one and a
-    ``Program`` obligation and a ``Goal`` are reported (a ``Program Lemma`` is proved as
-    any lemma: a hole); a sentence with a body (``:=``) opens no
-    proof, so the ``Admitted`` of a later ``Goal`` is not taken for its proof."""
+    are the commonest ``Admitted`` of typeclass code), and so is a ``Program``
+    obligation (by its line: Coq numbers it); an anonymous one and a ``Goal`` are
+    reported (a ``Program Lemma`` is proved as any lemma: a hole); a sentence with a body
+    (``:=``) opens no proof, so the ``Admitted`` of a later ``Goal`` is not taken for its
+    proof."""
     holes, skipped = find_holes(SOURCE, INSTANCES)
     assert [(h.line, h.qualid) for h in holes] == [
         (2, "nat_refl"),
+        (9, "obligation_obligation@9"),
         (13, "names_Program"),
+        (16, "attr_obligation@16"),  # ``#[program]``'s, not the Program's above
         (17, "program_lemma"),
     ]
     assert holes[0].statement == "#[export] Instance nat_refl : Reflexive (@eq nat)."
-    assert [(s.line, s.reason) for s in skipped] == [
-        (4, "no name"),
-        (8, OBLIGATION_REASON),
-        (10, "an anonymous Goal"),
-        (15, OBLIGATION_REASON),
-    ]
+    assert [(s.line, s.reason) for s in skipped] == [(4, "no name"), (10, "an anonymous Goal")]
 
 
 def test_a_file_mixing_line_endings_keeps_each_holes() -> None:
@@ -191,14 +188,12 @@ Admit Obligations.
 def test_every_other_admitted_proof_is_reported() -> None:
     """A ``Fixpoint`` or ``Let`` proved by tactics and a second obligation were passed
     over without a word: each is reported now, with why it is not searched."""
-    (hole,), skipped = find_holes(SOURCE, OTHER_ADMITTED)
-    assert hole.qualid == "hole"
-    kinds = "holes: lemmas, Examples, Definitions and named Instances"
+    holes, skipped = find_holes(SOURCE, OTHER_ADMITTED)
+    assert [h.qualid for h in holes] == ["hole", "g_obligation@11", "g_obligation@12"]
+    kinds = "holes: lemmas, Examples, Definitions, named Instances and Program obligations"
     assert [(s.line, s.ident, s.reason) for s in skipped] == [
         (1, "half", f"a Fixpoint is not a hole ({kinds})"),
         (5, "n_plus_0", f"a Let is not a hole ({kinds})"),
-        (10, "g", OBLIGATION_REASON),
-        (12, "g", OBLIGATION_REASON),
         # No Admitted, and yet obligations left admitted: said too (an audit).
         (14, "h", ADMIT_OBLIGATIONS_REASON),
     ]

@@ -22,6 +22,7 @@ from typing import Any
 from proofsearch.bench.stdlib_extract import StdlibLemma
 from proofsearch.env.coq import vernac
 from proofsearch.env.coq.checker import PROOF_USING
+from proofsearch.env.coq.obligations import obligation_statement
 from proofsearch.env.coq.sentences import Sentence, comments_in, split_sentences
 from proofsearch.env.coq.vernac import ScopeStack, command_of
 from proofsearch.trace.sources import Source
@@ -30,14 +31,20 @@ from proofsearch.trace.sources import Source
 #: written with ``Defined.``; one whose type is a sort is not searched).
 HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
 #: Why an ``Admitted`` obligation is not searched (a proof resting on one is marked,
-#: :func:`proofsearch.project.writeback.resting_on_admitted`).
-OBLIGATION_REASON = "an obligation (Program, Equations) is not searched"
+#: :func:`proofsearch.project.writeback.resting_on_admitted`): Program's are holes
+#: (``Next Obligation. Admitted.``), but not Equations' (Equations names its obligations
+#: its own way, and is not installed where this was built), nor one inside a functor or
+#: a Hierarchy-Builder scope (their re-check needs a name the file gives).
+OBLIGATION_REASON = "an Equations obligation is not searched"
+OBLIGATION_IN_FUNCTOR_REASON = (
+    "an obligation inside a functor or a Hierarchy-Builder scope is not searched"
+)
 #: ``Admit Obligations.``: the obligations left are admitted without an ``Admitted``.
 ADMIT_OBLIGATIONS_REASON = "its obligations, admitted by Admit Obligations, are not searched"
 _ADMIT_OBLIGATIONS = re.compile(r"\s*(?:#\[[^\]]*\]\s*)?Admit\s+Obligations\b")
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
-HOLE_KINDS = "lemmas, Examples, Definitions and named Instances"
+HOLE_KINDS = "lemmas, Examples, Definitions, named Instances and Program obligations"
 #: Section commands that declare names the lemmas of the Section see.
 _SECTION_CONTEXT = frozenset(
     {"Variable", "Variables", "Hypothesis", "Hypotheses", "Context", "Let", "Parameter"}
@@ -121,6 +128,11 @@ class Hole:
         return command_of(self.statement).word
 
     @property
+    def is_obligation(self) -> bool:
+        """A Program obligation (``Next Obligation.``): Coq names its constant."""
+        return obligation_statement(self.statement) is not None
+
+    @property
     def is_definition(self) -> bool:
         """A ``Definition`` or ``Instance`` by tactics: its value may matter to the code
         after it, not only its type."""
@@ -155,9 +167,10 @@ class Hole:
             # The user's development: any axiom its header loads is theirs to use.
             "any_axiom": True,
             # A data type (``Definition f : nat -> nat``) is the user's to write. Only for
-            # a definition: a lemma's type in ``Type`` is a proof-relevant proposition
-            # (a typing derivation), which the probe could not tell from data.
-            **({"propositions_only": True} if self.is_definition else {}),
+            # a definition or an obligation (a program's ``_`` may stand for a number):
+            # a lemma's type in ``Type`` is a proof-relevant proposition (a typing
+            # derivation), which the probe could not tell from data.
+            **({"propositions_only": True} if self.is_definition or self.is_obligation else {}),
             **(
                 {"functor_parameters": list(self.functor_parameters)}
                 if self.functor_parameters
@@ -215,6 +228,8 @@ def _nested_proofs(sentences: Sequence[Sentence]) -> tuple[set[int], dict[int, i
         command = command_of(sentence.text)
         if command.word in HOLE_KEYWORDS or command.word == "Goal":
             if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
+                continue
+            if _leaves_obligations(command):  # its obligations are proved one by one
                 continue
             if opened:
                 inner.add(index)
@@ -310,11 +325,15 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             section_names = set()
         elif command.word in _SECTION_CONTEXT:
             section_names |= set(_declared_names(sentence.text))
-        program = _leaves_obligations(command)
         goal = command.word == "Goal"
-        if command.word not in HOLE_KEYWORDS and not goal:
+        obligation = (
+            obligation_statement(sentence.text) if command.word in ("Next", "Obligation") else None
+        )
+        if command.word not in HOLE_KEYWORDS and not goal and obligation is None:
             continue
-        if command.word in _MAY_HAVE_BODY and vernac.gives_body(command) and not program:
+        if _leaves_obligations(command):
+            continue  # no proof of its own: its obligations are (``Next Obligation``)
+        if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
             continue  # a body given with ``:=``: no proof to fill
         end = around_nested.get(index, -1)
         if end >= 0 and command_of(sentences[end].text).word == "Admitted":
@@ -330,10 +349,20 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         ident = "" if goal else command.ident
         kinds = stack.kinds
         reason = ""
+        owner, owner_word = "", ""
+        if obligation is not None:
+            owner, owner_word = _obligations_owner_and_word(sentences, index)
+            program = obligation.program or owner or "obligation"
+            if obligation.number is not None:
+                ident = f"{program}_obligation_{obligation.number}"
+            else:  # Coq numbers it: ``Next Obligation`` takes the first one left
+                ident = f"{program}_obligation@{line}"
         if index in nested:
             reason = NESTED_REASON
-        elif program:
+        elif obligation is not None and owner_word == "Equations":
             reason = OBLIGATION_REASON
+        elif obligation is not None and (stack.functor_parameters() or "hb" in kinds):
+            reason = OBLIGATION_IN_FUNCTOR_REASON
         elif goal:
             reason = "an anonymous Goal"
         elif not ident:
@@ -346,7 +375,9 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
             reason = "an End before it closes no open Section/Module"
         covered.add(admitted)
         if reason:
-            skipped.append(Skipped(source, line, ident, reason))
+            # A skipped obligation is said by its program's name, as the others are.
+            said = owner if obligation is not None and owner else ident
+            skipped.append(Skipped(source, line, said, reason))
             continue
         first_tactic = (proof if proof is not None else index) + 1
         partial = [s.text for s in sentences[first_tactic:admitted]]
@@ -480,13 +511,19 @@ def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:
 def _obligations_owner(sentences: Sequence[Sentence], index: int) -> str:
     """The definition whose obligation the sentence at ``index`` proves (the nearest
     ``Program …``/``Equations`` before it, or ``Obligation N of X``), or ``""``."""
+    return _obligations_owner_and_word(sentences, index)[0]
+
+
+def _obligations_owner_and_word(sentences: Sequence[Sentence], index: int) -> tuple[str, str]:
+    """:func:`_obligations_owner`, and the word that says whose: ``Obligation``,
+    ``Program`` or ``Equations`` (``""`` when none is found)."""
     for sentence in reversed(sentences[max(0, index - 200) : index + 1]):
         command = command_of(sentence.text)
         words = command.words
         if command.word == "Obligation" and "of" in words[1:-1]:
-            return words[words.index("of") + 1]
-        if _PROGRAM.match(command.bare) and command.ident:
-            return command.ident
+            return words[words.index("of") + 1].rstrip("."), "Obligation"
+        if (_PROGRAM.match(command.bare) or _leaves_obligations(command)) and command.ident:
+            return command.ident, "Program"
         if command.word == "Equations" and len(words) > 1:
-            return words[1]
-    return ""
+            return words[1], "Equations"
+    return "", ""

@@ -38,6 +38,7 @@ from proofsearch.env.coq.guard import TacticRejected, check_tactic
 from proofsearch.env.coq.header_load import load_sentences
 from proofsearch.env.coq.idetop import Call, CallsInterrupted, Reply, ReplyTimeout
 from proofsearch.env.coq.line import BOOKKEEPING_TIMEOUT, CoqLine, LineBroken
+from proofsearch.env.coq.obligations import obligation_statement
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.theorem import Theorem
 
@@ -190,8 +191,11 @@ class CoqProver(Prover):
             raise EnvError(f"cannot read the statement: {exc}") from None
         if len(statement) != 1:
             raise EnvError("the statement must be exactly one sentence ending in '.'")
-        if statement_name(statement[0]) is None:
-            raise EnvError("the statement must declare a theorem (Theorem/Lemma/... NAME : TYPE.)")
+        if statement_name(statement[0]) is None and obligation_statement(statement[0]) is None:
+            raise EnvError(
+                "the statement must declare a theorem (Theorem/Lemma/... NAME : TYPE.)"
+                " or open a Program obligation (Next Obligation.)"
+            )
         folder = self.line.scratch("header")
         key = (str(folder), header)
         loaded = self._loaded_cache.get(key)

@@ -27,6 +27,10 @@ the functor's own proofs do. The fields of a parameter the functor imports print
 user's development, where a tactic can declare nothing and the header loads nothing the
 user did not write. The axioms are still read and returned, and the proof must be closed.
 
+A Program obligation's statement (``Next Obligation.``) names no constant: the first
+file asks Coq which one it opens, and admits the program's later obligations after the
+proof (:mod:`proofsearch.env.coq.obligations`).
+
 Before compiling, the file is split into sentences: the proof must be exactly one
 sentence per tactic between ``Proof.`` and ``Qed.``, so a proof that ends the theorem
 and starts another (``exact I. Qed. Theorem other ...``) is refused whatever the guard
@@ -50,6 +54,12 @@ from proofsearch.env.coq.leaks import (
     leaked,
     locate_script,
     located_paths,
+)
+from proofsearch.env.coq.obligations import (
+    ADMIT_LATER,
+    ObligationStatement,
+    constant_name,
+    obligation_statement,
 )
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.env.coq.vernac import strip_comments
@@ -281,9 +291,11 @@ def check_proof(
             allowed=None if any_axiom else set(allowed_axioms),
             parameters=frozenset(functor_parameters), proof_using=proof_using,
         )  # fmt: skip
-    name = name or statement_name(statement)
-    if name is None:
-        return CheckResult(False, "cannot find the name the statement declares")
+    obligation = obligation_statement(statement)
+    if obligation is None:
+        name = name or statement_name(statement)
+        if name is None:
+            return CheckResult(False, "cannot find the name the statement declares")
     problem = proof_structure_problem(statement, proof)
     if problem:
         return CheckResult(False, problem)
@@ -292,20 +304,40 @@ def check_proof(
     if suffix:
         # Where the libraries are listed costs nothing: the file loads them anyway.
         header = f"{header.rstrip()}\nPrint Libraries.\n{suffix}\nPrint Libraries.\n"
-    source = proof_script(header, statement, proof, proof_using) + (
-        footer.strip() + "\n" if footer.strip() else ""
-    )
-    printing = (
-        f"Require {MODULE}.\nSet Printing Width 100000.\nPrint Assumptions {MODULE}.{name}.\n"
+    marker = f"proofsearch_obligations_{secrets.token_hex(16)}"
+    if obligation is not None and obligation.needs_query:
+        header = f"{header.rstrip()}\nLocate {marker}.\n{obligation.query()}\n"
+    closing = f"{ADMIT_LATER}\n" if obligation is not None else ""
+    source = (
+        proof_script(header, statement, proof, proof_using)
+        + closing
+        + (footer.strip() + "\n" if footer.strip() else "")
     )
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
         runs = _compiled(
-            [(source, MODULE), (printing, ASSUMPTIONS_MODULE)], Path(tmp),
+            [(source, MODULE)], Path(tmp),
             coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
         )  # fmt: skip
         if isinstance(runs, CheckResult):
             return runs
-        compiled, printed = runs
+        compiled = runs[0]
+        if obligation is not None:
+            name = _obligation_name(obligation, compiled.stdout, marker, scope=name)
+            if name is None:
+                return CheckResult(
+                    False, "cannot tell which obligation the statement opens", disagreement=True
+                )
+        assert name is not None
+        printing = (
+            f"Require {MODULE}.\nSet Printing Width 100000.\nPrint Assumptions {MODULE}.{name}.\n"
+        )
+        runs = _compiled(
+            [(printing, ASSUMPTIONS_MODULE)], Path(tmp),
+            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
+        )  # fmt: skip
+        if isinstance(runs, CheckResult):
+            return runs
+        printed = runs[0]
         clean, printed_axioms, other = parse_assumptions(printed.stdout, accept_flags=any_axiom)
         # Axioms the header declares print under the check's own module.
         axioms = tuple(a.removeprefix(f"{MODULE}.") for a in printed_axioms)
@@ -324,6 +356,20 @@ def check_proof(
             if leak:
                 return CheckResult(False, leak, axioms)
         return CheckResult(True, "closed" if not axioms else "allowed axioms only", axioms)
+
+
+def _obligation_name(
+    obligation: ObligationStatement, printed: str, marker: str, *, scope: str | None
+) -> str | None:
+    """The proved obligation's constant, qualified by the modules of ``scope`` (the
+    theorem's ``qualid``: ``M.h_obligation@12`` is in ``M``), from what the compiled
+    file printed after ``marker``."""
+    listed = printed.split(marker, 1)[1] if marker in printed else ""
+    constant = constant_name(obligation, listed)
+    if constant is None:
+        return None
+    modules = scope.rsplit(".", 1)[0] if scope and "." in scope else ""
+    return f"{modules}.{constant}" if modules else constant
 
 
 def _compiled(

@@ -1,0 +1,133 @@
+"""Program obligations left ``Admitted`` are holes (real Coq, the stand-in generator).
+
+``Next Obligation.`` names no constant: Coq numbers the obligations, so the re-check asks
+which one the sentence opens, and a file cannot end with a program's obligations
+unsolved, so it admits the later ones after the proof (docs/prove.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+from proofsearch.env.coq.checker import check_proof
+from proofsearch.project.holes import OBLIGATION_REASON, find_holes
+from proofsearch.trace.sources import Source
+
+PROGRAM = """\
+Require Import Arith Lia Program.
+Local Obligation Tactic := idtac.
+
+Program Definition pred_pos (n : nat) (H : n > 0) : {m : nat | S m = n} :=
+  match n with O => _ | S k => k end.
+Next Obligation. Admitted.
+Next Obligation. Admitted.
+
+Module M.
+  Program Definition bigger (n : nat) : {m | m > n} := S n.
+  Obligation 1.
+  Proof.
+  Admitted.
+End M.
+"""
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
+
+
+def test_obligations_are_holes_named_as_coq_will_or_by_their_line() -> None:
+    holes, skipped = find_holes(Source(Path("P.v"), "P.v", "Obl.P"), PROGRAM)
+    assert [(h.line, h.qualid, h.statement) for h in holes] == [
+        (6, "pred_pos_obligation@6", "Next Obligation."),
+        (7, "pred_pos_obligation@7", "Next Obligation."),
+        (11, "M.bigger_obligation_1", "Obligation 1."),
+    ]
+    assert skipped == []
+    assert all(h.ender == "Qed." and h.to_record()["propositions_only"] for h in holes)
+
+
+def test_equations_obligations_are_still_said_not_searched() -> None:
+    text = (
+        "From Equations Require Import Equations.\n"
+        "Equations f (n : nat) : nat by wf n lt := f 0 := 0; f (S n) := f n.\n"
+        "Next Obligation. Admitted.\n"
+    )
+    holes, skipped = find_holes(Source(Path("E.v"), "E.v", "E"), text)
+    assert holes == []
+    assert [(s.line, s.ident, s.reason) for s in skipped] == [(3, "f", OBLIGATION_REASON)]
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_obligations_are_filled_and_the_project_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second ``Next Obligation`` is Coq's obligation 2 (the first stays admitted
+    before it): searched, re-checked under that name, written ``Qed``; the file builds
+    and the filled obligations rest on nothing."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Obl\nP.v\n")
+    (folder / "P.v").write_text(PROGRAM)
+    log = tmp_path / "asked.log"
+    args = ["--generator", "tests.prove.stand_in:by_name", "--gen-option", f"log={log}"]
+    code = main(
+        ["prove", str(folder), *args, "--write", "--quiet", "--no-library-trace",
+         "--output", str(tmp_path / "r.jsonl")]
+    )  # fmt: skip
+    assert code == 0
+    assert log.read_text().splitlines() == [
+        "pred_pos_obligation@6",
+        "pred_pos_obligation@7",
+        "M.bigger_obligation_1",
+    ]
+    assert (folder / "P.v").read_text() == PROGRAM.replace(
+        "Next Obligation. Admitted.\nNext Obligation. Admitted.\n",
+        "Next Obligation. Admitted.\nNext Obligation.\nProof.\n"
+        "  intros n H k E; reflexivity.\nQed.\n",
+    ).replace("  Proof.\n  Admitted.\n", "  Proof.\n    intros n; cbv beta; lia.\n  Qed.\n")
+    assert "left Admitted: P.v:6 pred_pos_obligation@6" in capsys.readouterr().out
+    # An obligation is reached by its qualified name only (Import does not bring it).
+    (folder / "Use.v").write_text(
+        "From Obl Require Import P.\nPrint Assumptions P.pred_pos_obligation_2.\n"
+        "Print Assumptions M.bigger.\nPrint Assumptions pred_pos.\n"
+    )
+    for file in ("P.v", "Use.v"):
+        done = subprocess.run(
+            ["coqc", "-R", ".", "Obl", file], cwd=folder, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    printed = done.stdout.split("Closed under the global context")
+    assert len(printed) == 3, done.stdout  # obligation 2 and bigger; pred_pos rests on 1
+    assert "pred_pos_obligation_1" in printed[2]
+
+
+OBLIGED = """\
+Require Import Arith Program.
+Local Obligation Tactic := idtac.
+Axiom cheat : False.
+Module M.
+Program Definition h (n : nat) : {m | m = n} * {m | m = n + 0} := (exist _ n _, exist _ n _).
+Next Obligation. Admitted.
+"""
+
+
+@pytest.mark.parametrize("statement", ["Next Obligation.", "Obligation 2.", "Obligation 2 of h."])
+def test_the_recheck_reads_the_assumptions_of_the_obligation_proved(statement: str) -> None:
+    """Not of another constant: a proof through an axiom is refused, naming it, and the
+    later obligations the re-check admits do not count (the first is ``Admitted`` in
+    the header and is no assumption of the second)."""
+    place = "M.h_obligation@7"  # the qualid prove's record gives it
+    cheating = check_proof(OBLIGED, statement, ["destruct cheat"], footer="End M.", name=place)
+    assert not cheating.ok and "uses axioms not allowed: cheat" in cheating.message
+    assert cheating.axioms == ("cheat",)
+    honest = check_proof(
+        OBLIGED, statement, ["intros n; cbv beta; auto"], footer="End M.", name=place
+    )
+    assert honest.ok and honest.axioms == (), honest.message
