@@ -69,8 +69,8 @@ def test_obligations_are_filled_and_the_project_builds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The second ``Next Obligation`` is Coq's obligation 2 (the first stays admitted
-    before it): searched, re-checked under that name, written ``Qed``; the file builds
-    and the filled obligations rest on nothing."""
+    before it): searched, re-checked under that name, written ``Qed`` with its names
+    shortened; the file builds and the filled obligations rest on nothing."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "_CoqProject").write_text("-R . Obl\nP.v\n")
@@ -91,7 +91,10 @@ def test_obligations_are_filled_and_the_project_builds(
         "Next Obligation. Admitted.\nNext Obligation. Admitted.\n",
         "Next Obligation. Admitted.\nNext Obligation.\nProof.\n"
         "  intros n H k E; reflexivity.\nQed.\n",
-    ).replace("  Proof.\n  Admitted.\n", "  Proof.\n    intros n; cbv beta; lia.\n  Qed.\n")
+    ).replace(  # written with the shortest name (the file must admit h's others to ask)
+        "  Proof.\n  Admitted.\n",
+        "  Proof.\n    intros n; cbv beta; apply Nat.lt_succ_diag_r.\n  Qed.\n",
+    )
     assert "left Admitted: P.v:6 pred_pos_obligation@6" in capsys.readouterr().out
     # An obligation is reached by its qualified name only (Import does not bring it).
     (folder / "Use.v").write_text(

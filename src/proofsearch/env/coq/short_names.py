@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from proofsearch.env.coq.checker import check_proof, compile_source
+from proofsearch.env.coq.obligations import ADMIT_LATER, obligation_statement
 from proofsearch.env.coq.version import stdlib_spellings
 
 #: A name with at least two dotted parts, none starting with a digit (``H.1`` is
@@ -99,17 +100,21 @@ def shorter_names(
     footer: str,
     names: Sequence[str],
     *,
+    obligation: bool = False,
     coqc: str = "coqc",
     args: Sequence[str] = (),
     timeout: float = 120.0,
     memory_limit: int | None = None,
 ) -> dict[str, str]:
-    """Ask Coq, after ``header``, the shortest name of each of ``names``."""
+    """Ask Coq, after ``header``, the shortest name of each of ``names``. ``obligation``:
+    the header leaves a program's obligations unsolved, which the file must admit before
+    it may end (:mod:`proofsearch.env.coq.obligations`)."""
     if not names:
         return {}
     asked = [variant for n in names for variant in spellings(n)]
     queries = f"Locate {MARKER}.\n" + "".join(f"Locate {n}.\nLocate {MARKER}.\n" for n in asked)
-    source = f"{header.rstrip()}\nSet Printing Width 100000.\n{queries}{footer.strip()}\n"
+    closing = f"{ADMIT_LATER}\n" if obligation else ""
+    source = f"{header.rstrip()}\nSet Printing Width 100000.\n{queries}{closing}{footer.strip()}\n"
     compiled = compile_source(
         source, _MODULE, coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit
     )
@@ -157,6 +162,7 @@ def shorten_proof(
     found = ShortenedProof(tuple(proof), {})
     names = shorter_names(
         header, footer, qualified_names(proof),
+        obligation=obligation_statement(statement) is not None,
         coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
     )  # fmt: skip
     if name is not None:
