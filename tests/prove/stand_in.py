@@ -60,6 +60,7 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "witness": "intros n; rewrite <- plus_n_Sm, <- plus_n_O; reflexivity",
     # Program obligations (tests/prove/test_obligations.py): the first is left open.
     "pred_pos_obligation@7": "intros n H k E; reflexivity",
+    "half_up_obligation_L4_admit1": "intros m; lia",
     "M.bigger_obligation_1": "intros n; cbv beta; apply Coq.Arith.PeanoNat.Nat.lt_succ_diag_r",
 }
 

@@ -64,17 +64,13 @@ def test_equations_obligations_are_still_said_not_searched() -> None:
     assert [(s.line, s.ident, s.reason) for s in skipped] == [(3, "f", OBLIGATION_REASON)]
 
 
-@pytest.mark.usefixtures("no_new_coq_processes")
-def test_obligations_are_filled_and_the_project_builds(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The second ``Next Obligation`` is Coq's obligation 2 (the first stays admitted
-    before it): searched, re-checked under that name, written ``Qed`` with its names
-    shortened; the file builds and the filled obligations rest on nothing."""
+def prove_and_write(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    """``P.v`` holding ``text`` in a project ``Obl``, proved with ``--write`` by the
+    stand-in generator: the folder, and the log of the holes it was asked about."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "_CoqProject").write_text("-R . Obl\nP.v\n")
-    (folder / "P.v").write_text(PROGRAM)
+    (folder / "P.v").write_text(text)
     log = tmp_path / "asked.log"
     args = ["--generator", "tests.prove.stand_in:by_name", "--gen-option", f"log={log}"]
     code = main(
@@ -82,6 +78,17 @@ def test_obligations_are_filled_and_the_project_builds(
          "--output", str(tmp_path / "r.jsonl")]
     )  # fmt: skip
     assert code == 0
+    return folder, log
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_obligations_are_filled_and_the_project_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second ``Next Obligation`` is Coq's obligation 2 (the first stays admitted
+    before it): searched, re-checked under that name, written ``Qed`` with its names
+    shortened; the file builds and the filled obligations rest on nothing."""
+    folder, log = prove_and_write(tmp_path, PROGRAM)
     assert log.read_text().splitlines() == [
         "pred_pos_obligation@6",
         "pred_pos_obligation@7",
@@ -109,6 +116,29 @@ def test_obligations_are_filled_and_the_project_builds(
     printed = done.stdout.split("Closed under the global context")
     assert len(printed) == 3, done.stdout  # obligation 2 and bigger; pred_pos rests on 1
     assert "pred_pos_obligation_1" in printed[2]
+
+
+BEGUN = """\
+Require Import Arith Lia Program.
+Local Obligation Tactic := idtac.
+Program Definition half_up (n : nat) : {m : nat | n <= 2 * m} := S n.
+Next Obligation.
+  intros n. simpl.
+  admit.
+Admitted.
+"""
+
+
+def test_a_begun_obligation_is_continued_where_the_user_stopped(tmp_path: Path) -> None:
+    """Its ``admit.`` is a part of its own, found in the trace by the obligation's place
+    (the trace has Coq's name for it, ``half_up_obligation_1``); the user's tactics stay."""
+    folder, log = prove_and_write(tmp_path, BEGUN)
+    assert log.read_text().splitlines() == ["half_up_obligation_L4_admit1"]
+    assert (folder / "P.v").read_text() == BEGUN.replace(
+        "  admit.\nAdmitted.\n", "  { revert n. intros m; lia. }\nQed.\n"
+    )
+    done = subprocess.run(["coqc", "-R", ".", "Obl", "P.v"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr
 
 
 OBLIGED = """\

@@ -56,9 +56,12 @@ def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
     name = f"{module}.{hole.qualid}"
     trace = TraceDir(trace_dir)
     try:
-        own = sorted((s for s in trace.steps(module) if s.lemma == name), key=lambda s: s.offset)
+        steps = list(trace.steps(module))
     except (OSError, TraceFormatError):
         return None
+    if hole.is_obligation:  # the trace has Coq's name for it (``f_obligation_2``)
+        name = next((s.lemma for s in steps if s.lemma_offset == hole.statement_start), name)
+    own = sorted((s for s in steps if s.lemma == name), key=lambda s: s.offset)
     steps = [step for step in own if step.tactic.strip() == "admit." and step.goals]
     fixed = frozenset(
         (name, hypothesis.type, hypothesis.body)
@@ -124,7 +127,8 @@ def admit_records(hole: Hole, goals: OpenGoals, base: dict[str, Any]) -> list[di
     qualifier = hole.qualid[: -len(hole.ident)]
     names = part_names(hole, goals)
     for name, goal in zip(names, [*goals.admits, *goals.rest], strict=True):
-        ident = f"{hole.ident}_{name.rsplit('#', 1)[1]}"
+        # An identifier even for an obligation's (``f_obligation@12`` → ``f_obligation_L12``).
+        ident = f"{hole.ident.replace('@', '_L')}_{name.rsplit('#', 1)[1]}"
         # A part's block is checked in place by the rebuild: its own lemma has no clause.
         base = {key: value for key, value in base.items() if key != "proof_using"}
         records.append(

@@ -22,7 +22,7 @@ from typing import Any
 from proofsearch.bench.stdlib_extract import StdlibLemma
 from proofsearch.env.coq import vernac
 from proofsearch.env.coq.checker import PROOF_USING
-from proofsearch.env.coq.obligations import obligation_statement
+from proofsearch.env.coq.obligations import ADMIT_LATER, obligation_statement
 from proofsearch.env.coq.sentences import Sentence, comments_in, split_sentences
 from proofsearch.env.coq.vernac import ScopeStack, command_of
 from proofsearch.trace.sources import Source
@@ -116,6 +116,9 @@ class Hole:
     #: The names the open Sections declare (``Variable x y : nat.``, ``Context (A :
     #: Type).``, ``Hypothesis H : …``): a begun proof's block leaves them free.
     section_names: frozenset[str] = frozenset()
+    #: The statement's offset in the file (the trace's ``lemma_offset``): an
+    #: obligation's trace steps are found by it, since only Coq knows its name.
+    statement_start: int = -1
 
     @property
     def name(self) -> str:
@@ -158,7 +161,9 @@ class Hole:
                 if PROOF_USING.fullmatch(self.proof_sentence.strip())
                 else {}
             ),
-            "footer": self.footer,
+            # After an obligation (or a part of one), its program's later obligations are
+            # admitted, for the file may end only without them (env/coq/obligations.py).
+            "footer": f"{ADMIT_LATER}\n{self.footer}" if self.is_obligation else self.footer,
             "qualid": self.qualid,
             "module": self.source.module,
             "file": self.source.file,
@@ -437,6 +442,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 check_in_place="hb" in kinds,
                 ltac2_mode=ltac2,
                 section_names=frozenset(section_names),
+                statement_start=sentence.start,
             )
         )
     skipped += _other_admitted(source, text, sentences, covered)
