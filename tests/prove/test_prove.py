@@ -115,8 +115,8 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert prove(str(folder), "Base.v", "--lemma", "half", "--list") == 2
     assert capsys.readouterr().err.strip() == (
         f"proofsearch prove: --lemma half: half (Base.v:{FILES['Base.v'].count(chr(10)) + 1}) "
-        "is not searched: a Fixpoint is not a hole (holes: lemmas, Examples, Definitions and "
-        "named Instances)"
+        "is not searched: a Fixpoint is not a hole (holes: lemmas, Examples, Definitions, "
+        "named Instances and Program obligations)"
     )
     (folder / "Base.v").write_text("Fixpoint half (n : nat) : nat.\nAdmitted.\n")
     assert prove(str(folder), "Base.v") == 2
