@@ -61,8 +61,10 @@ def test_one_shot(
     assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet"]) == 0
     argv = ["one-shot", str(theorems), "--slice", "2:", "--budget", "10"]
     assert baselines.main([*argv, "--out-dir", str(tmp_path), "--quiet", "--resume"]) == 0
-    # The summary counts the whole file, the first sitting's result too.
-    assert "one-shot: 1/2 proved (50.0%)" in capsys.readouterr().out
+    # The summary counts the whole file, the first sitting's result too; the stdlib's
+    # published anchors only beside a sample of stdlib lemmas (these are the user's).
+    out = capsys.readouterr().out
+    assert "one-shot: 1/2 proved (50.0%)   -> " in out and "anchors" not in out
     records = read(tmp_path / "one-shot.jsonl")
     assert set(records) == {"easy", "false"}
     easy = records["easy"]
@@ -71,6 +73,17 @@ def test_one_shot(
     assert easy["proof"] in (["reflexivity"], ["auto"], ["lia"], ["easy"], ["trivial"])
     assert easy["num_searched_nodes"] == 1
     assert records["false"]["status"] == "failed" and records["false"]["proof"] is None
+
+
+def test_the_published_anchors_are_said_beside_stdlib_samples_only() -> None:
+    records = [{"status": "proved"}, {"status": "failed"}]
+    assert baselines.summarize("x", records, anchors=False) == "x: 1/2 proved (50.0%)"
+    assert "[anchors: Tactician (published) 39.3%" in baselines.summarize("x", records)
+    stdlib = [Theorem("a", "Lemma a : True.", extra={"module": m}) for m in ("Coq.A", "Stdlib.B")]
+    assert baselines.stdlib_sample(stdlib)
+    library = [*stdlib, Theorem("b", "Lemma b : True.", extra={"module": "Flocq.Core.Zaux"})]
+    assert not baselines.stdlib_sample(library)
+    assert not baselines.stdlib_sample([Theorem("c", "Lemma c : True.")])
 
 
 @requires_coq

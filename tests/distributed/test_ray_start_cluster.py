@@ -194,6 +194,8 @@ def test_a_join_that_cannot_work_says_why_and_what_to_do(
     done = search(cluster, path, out, "--address", address, "--overwrite", *FIXED, **env)
     assert done.returncode == 1
     assert out.read_text() == '{"name": "x0", "status": "proved"}\n', done.stderr
+    # Nor record a run that never ran (its settings line would read as this file's last).
+    assert not out.with_name("r.jsonl.runs.jsonl").exists()
     message = " ".join(done.stderr.split())
     for part in expected:
         assert part in message, message

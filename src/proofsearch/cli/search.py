@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -469,7 +469,7 @@ def run(args: argparse.Namespace) -> int:
             preflight(args.prover, prover_opts, check=not args.no_check)
         except StartupFailed as exc:
             raise CommandError("", str(exc), code=EXIT_FAILURES) from None
-    _record_settings(args, spec, console, resumed=len(todo) < len(theorems))
+    store.on_open = _record_settings(args, spec, console, resumed=len(todo) < len(theorems))
     start = time.perf_counter()
     failure: str | None = None
     with store:
@@ -514,9 +514,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _record_settings(args: argparse.Namespace, spec: Any, console: Any, *, resumed: bool) -> None:
-    """Write this run's settings beside the results file; on a resume, say which differ
-    from those of the run that wrote the earlier results (they would mix silently)."""
+def _record_settings(
+    args: argparse.Namespace, spec: Any, console: Any, *, resumed: bool
+) -> Callable[[], None]:
+    """On a resume, say now which settings differ from those of the run that wrote the
+    earlier results (they would mix silently); what writes this run's settings beside
+    the results file, called by the first result (a run that cannot start, such as one
+    that cannot join its cluster, writes no line)."""
     from proofsearch.data.run_settings import differences, last_settings, record_run, settings_of
 
     settings = settings_of(
@@ -531,10 +535,14 @@ def _record_settings(args: argparse.Namespace, spec: Any, console: Any, *, resum
             f"({'; '.join(changed)}): its results mix both runs; give another --output "
             "to keep them apart",
         )
-    try:
-        record_run(args.output, settings, resumed=resumed)
-    except OSError as exc:  # the results file is writable, so this is rare: say it
-        print_notice(console, f"cannot record the run's settings: {exc}")
+
+    def record() -> None:
+        try:
+            record_run(args.output, settings, resumed=resumed)
+        except OSError as exc:  # the results file is writable, so this is rare: say it
+            print_notice(console, f"cannot record the run's settings: {exc}")
+
+    return record
 
 
 def invalid_result_records(

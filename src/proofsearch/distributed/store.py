@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -92,12 +92,17 @@ class ResultsStore:
             }
         self._mode: Literal["ab", "wb"] = "ab" if resume else "wb"
         self._file: BinaryIO | None = None
+        #: Called once, when the first result opens the file (the CLI records the run's
+        #: settings then: a run that wrote nothing is no run of this file).
+        self.on_open: Callable[[], None] | None = None
 
     def open(self) -> None:
         """Open (``--overwrite``: empty) the file; until then nothing on disk has changed."""
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open(self._mode)
+            if self.on_open is not None:
+                self.on_open()
 
     def _cut_torn_tail(self) -> None:
         data = self.path.read_bytes()
