@@ -78,6 +78,9 @@ def test_report_writes_everything(
     assert "| search | 4 | 1 | 25.0% |" in markdown
     assert "| hammer | 3 | 2 | 66.7% |" in markdown
     assert "B.v:three\\|pipe" in markdown
+    # An error says why in the Markdown too (the HTML's cell has it as a tooltip).
+    assert "## Errors (1)\n\n| run | theorem | why |" in markdown
+    assert "| search | `B.v:four` | boom <script> |" in markdown
     summary = json.loads((out / "summary.json").read_text())
     assert [run["name"] for run in summary["runs"]] == ["search", "hammer"]
     assert summary["runs"][0]["mean_expansions"] == 3.0

@@ -441,6 +441,17 @@ def proof_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
     return rows
 
 
+def error_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """Every ``error`` result with its reason, run by run: the Markdown has no tooltip,
+    and a report read as text said "error" without why (an audit)."""
+    return [
+        {"run": run.name, "name": name, "error": line.error or "(no reason given)"}
+        for run in runs
+        for name, line in run.results.items()
+        if line.status == "error"
+    ]
+
+
 def _format(value: Any, kind: str = "") -> str:
     if value is None:
         return "—"
@@ -494,6 +505,7 @@ def write_report(
         "summaries": summaries,
         "rows": rows,
         "proofs": proof_rows(runs),
+        "errors": error_rows(runs),
         "statuses": STATUS_ORDER,
         "anchors": anchors,
         "problems": problems,
