@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proofsearch.env.coq.vernac import command_of, gives_body
+from proofsearch.env.coq.vernac import command_of, gives_body, is_mutual
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,19 @@ from proofsearch.env.coq.vernac import command_of, gives_body
 )
 def test_a_body_is_a_top_level_colon_equals_outside_a_let(sentence: str, body: bool) -> None:
     assert gives_body(command_of(sentence)) is body
+
+
+@pytest.mark.parametrize(
+    ("sentence", "mutual"),
+    [
+        ("Lemma a : forall n, ev n -> ev (S (S n))\nwith b : forall n, od n -> od n.", True),
+        ("Theorem a (n : nat) : P n with b (n : nat) : Q n.", True),
+        ("Lemma c : forall x, match x with O => True | S _ => True end.", False),
+        ("Lemma d : True.", False),
+    ],
+)
+def test_a_mutual_statement_is_a_with_before_a_name_and_its_type(
+    sentence: str, mutual: bool
+) -> None:
+    """What the extractor drops and what prove's reason for an open hole says."""
+    assert is_mutual(command_of(sentence)) is mutual

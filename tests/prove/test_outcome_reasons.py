@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from proofsearch.project.outcome import _why_not
+from pathlib import Path
+
+from proofsearch.project.holes import find_holes
+from proofsearch.project.outcome import MUTUAL_NOTE, _why_not, why_left
+from proofsearch.trace.sources import Source
 
 
 def test_tactics_stopped_at_the_per_tactic_limit_are_said() -> None:
@@ -31,3 +35,21 @@ def test_general_automation_at_the_limit_gets_no_advice() -> None:
     )
     record["timeouts"] = {"firstorder using": 3, "my_slow_tac 3": 1}
     assert _why_not(record).endswith("`my_slow_tac 3`: a larger --tactic-timeout may prove it)")
+
+
+MUTUAL = """\
+Inductive ev : nat -> Prop := ev0 : ev 0 | evS n : od n -> ev (S n)
+with od : nat -> Prop := odS n : ev n -> od (S n).
+Lemma ev_plus_2 : forall n, ev n -> ev (S (S n))
+with od_plus_2 : forall n, od n -> od (S (S n)).
+Proof. Admitted.
+Lemma plain : forall n, n = n.
+Proof. Admitted.
+"""
+
+
+def test_a_mutual_lemma_left_open_says_what_its_proof_must_do() -> None:
+    """Searched as one hole of two goals: nothing said so (an audit)."""
+    mutual, plain = find_holes(Source(Path("M.v"), "M.v", "M"), MUTUAL)[0]
+    assert why_left(mutual, {"status": "open"}) == "no proof within the budget" + MUTUAL_NOTE
+    assert why_left(plain, {"status": "open"}) == "no proof within the budget"

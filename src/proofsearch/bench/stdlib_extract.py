@@ -41,7 +41,6 @@ LEMMA_KEYWORDS = vernac.LEMMA_KEYWORDS
 _PREFIXES = vernac.PREFIXES
 _ENDERS = vernac.PROOF_ENDERS
 _IDENT = vernac.IDENT
-_MUTUAL = re.compile(rf"\bwith\s+{_IDENT}\s*[(:{{]")
 
 
 #: Why a lemma was not kept, with the explanation printed in summaries.
@@ -291,7 +290,7 @@ def extract_file(
             reason = "in_functor"
         elif stack.broken:
             reason = "unbalanced_end"
-        elif _MUTUAL.search(command.bare):
+        elif vernac.is_mutual(command):
             reason = "mutual"
         elif vernac.gives_body(command):
             reason = "given_body"

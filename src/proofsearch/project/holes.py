@@ -131,6 +131,11 @@ class Hole:
         return command_of(self.statement).word
 
     @property
+    def is_mutual(self) -> bool:
+        """``Lemma a : A with b : B.``: one hole whose goals are proved together."""
+        return vernac.is_mutual(command_of(self.statement))
+
+    @property
     def is_obligation(self) -> bool:
         """A Program obligation (``Next Obligation.``): Coq names its constant."""
         return obligation_statement(self.statement) is not None

@@ -34,6 +34,18 @@ class Outcome:
     rebuild_seconds: float = 0.0
 
 
+#: Said of a mutual lemma left open (an audit: nothing said why such a hole is harder).
+MUTUAL_NOTE = (
+    "; a mutual lemma (Lemma … with …): its statements are one proof, and a goal may use"
+    " the others' names only on a smaller argument, which Qed checks"
+)
+
+
+def why_left(hole: Hole, record: dict[str, Any] | None) -> str:
+    """Why a hole searched whole stays ``Admitted``, as the user reads it."""
+    return _why_not(record) + (MUTUAL_NOTE if hole.is_mutual else "")
+
+
 def _why_not(record: dict[str, Any] | None) -> str:
     if record is None:
         return "not searched"
@@ -144,7 +156,7 @@ def decide(
             whole = f"; from the statement: {_why_not(record)}" if record is not None else ""
             outcome.left[hole] = why + whole
         else:
-            outcome.left[hole] = _why_not(record)
+            outcome.left[hole] = why_left(hole, record)
     for module in sorted({hole.source.module for hole in found}):
         source = next(h.source for h in found if h.source.module == module)
         if file_changed(source.path, plan.digests[module]):

@@ -214,6 +214,15 @@ def _top_level(text: str) -> Iterator[int]:
 _LET_OR_IN = re.compile(r"\b(let|in)\b")
 
 
+_MUTUAL = re.compile(rf"\bwith\s+{IDENT}\s*[(:{{]")
+
+
+def is_mutual(command: Command) -> bool:
+    """``Lemma a : A with b : B.``: mutual statements, whose goals are proved together
+    (a proof may use the others' names on smaller arguments only, which ``Qed`` checks)."""
+    return _MUTUAL.search(command.bare) is not None
+
+
 def gives_body(command: Command) -> bool:
     """Whether a sentence has ``:=`` outside brackets (``Definition d : T := t.``,
     ``Instance i : C := {| … |}.``): it opens no proof, whatever ``Admitted`` follows.
