@@ -9,7 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from proofsearch.env.coq.private_folders import PREFIX, STALE_AFTER, private_folder, sweep_stale
+from proofsearch.env.coq.private_folders import (
+    LOCK,
+    PREFIX,
+    STALE_AFTER,
+    private_folder,
+    sweep_stale,
+)
 
 
 def _folder(root: Path, name: str, age: float) -> Path:
@@ -44,3 +50,37 @@ def test_a_lines_folder_names_its_process() -> None:
         assert Path(folder.name).name.startswith(f"{PREFIX}{os.getpid()}-")
     finally:
         folder.cleanup()
+
+
+KILLED = """\
+import os, signal, sys
+from proofsearch.env.coq.private_folders import private_folder
+folder = private_folder(sys.argv[1])
+print(folder.name, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_processs_folder_is_removed_at_once_a_live_ones_never(tmp_path: Path) -> None:
+    """Ray kills an actor at a deadline without its ``close``: its folder stayed six
+    hours. Its lock, released by the kernel, tells the sweep at once; the folder of a
+    live process (this one's) stays, however old, whatever its name's pid says."""
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED, str(tmp_path)], capture_output=True, text=True
+    )
+    assert done.returncode == -9, done.stderr
+    killed = Path(done.stdout.strip())
+    assert killed.parent == tmp_path and (killed / LOCK).exists()
+    live = private_folder(str(tmp_path))
+    try:
+        stamp = time.time() - 10 * STALE_AFTER
+        os.utime(live.name, (stamp, stamp))
+        # A dead pid in its name (another PID namespace's process may have this one's).
+        renamed = tmp_path / f"{PREFIX}999999999-x"
+        os.rename(live.name, renamed)
+        assert sweep_stale(tmp_path) == 1
+        assert not killed.exists() and renamed.exists()
+        os.rename(renamed, live.name)
+    finally:
+        live.cleanup()
+    assert not Path(live.name).exists()
