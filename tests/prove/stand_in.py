@@ -61,6 +61,8 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     # Program obligations (tests/prove/test_obligations.py): the first is left open.
     "pred_pos_obligation@7": "intros n H k E; reflexivity",
     "half_up_obligation_L4_admit1": "intros m; lia",
+    "count_down": "intros n k E; unfold id; lia",
+    "after": "induction n; simpl; auto",
     "M.bigger_obligation_1": "intros n; cbv beta; apply Coq.Arith.PeanoNat.Nat.lt_succ_diag_r",
 }
 

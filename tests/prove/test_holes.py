@@ -190,7 +190,10 @@ def test_every_other_admitted_proof_is_reported() -> None:
     over without a word: each is reported now, with why it is not searched."""
     holes, skipped = find_holes(SOURCE, OTHER_ADMITTED)
     assert [h.qualid for h in holes] == ["hole", "g_obligation@11", "g_obligation@12"]
-    kinds = "holes: lemmas, Examples, Definitions, named Instances and Program obligations"
+    kinds = (
+        "holes: lemmas, Examples, Definitions, named Instances, Program obligations and the "
+        "termination proofs of Functions"
+    )
     assert [(s.line, s.ident, s.reason) for s in skipped] == [
         (1, "half", f"a Fixpoint is not a hole ({kinds})"),
         (5, "n_plus_0", f"a Let is not a hole ({kinds})"),

@@ -1,4 +1,5 @@
-"""Program obligations left ``Admitted`` are holes (real Coq, the stand-in generator).
+"""Program obligations and ``Function`` termination proofs left ``Admitted`` are holes
+(real Coq, the stand-in generator).
 
 ``Next Obligation.`` names no constant: Coq numbers the obligations, so the re-check asks
 which one the sentence opens, and a file cannot end with a program's obligations
@@ -164,3 +165,39 @@ def test_the_recheck_reads_the_assumptions_of_the_obligation_proved(statement: s
         OBLIGED, statement, ["intros n; cbv beta; auto"], footer="End M.", name=place
     )
     assert honest.ok and honest.axioms == (), honest.message
+
+
+FUNCTION = """\
+Require Import Arith Lia Recdef.
+Function count_down (n : nat) {measure id n} : nat :=
+  match n with 0 => 0 | S k => count_down k end.
+Proof.
+Admitted.
+Function structural (n : nat) : nat := match n with 0 => 0 | S k => structural k end.
+Lemma after : forall n, structural n = 0.
+Proof.
+Admitted.
+"""
+
+
+def test_a_functions_termination_proof_is_a_hole(tmp_path: Path) -> None:
+    """``Function … {measure …}`` opens the proof of its termination conditions: a hole
+    named by the function, re-checked by the function's own assumptions. A structural
+    ``Function`` opens nothing (the lemma after it is no nested proof)."""
+    holes, skipped = find_holes(Source(Path("P.v"), "P.v", "Obl.P"), FUNCTION)
+    assert [(h.line, h.qualid) for h in holes] == [(2, "count_down"), (7, "after")]
+    assert skipped == []
+    folder, log = prove_and_write(tmp_path, FUNCTION)
+    assert log.read_text().splitlines() == ["count_down", "after"]
+    first, second, _ = FUNCTION.split("Proof.\nAdmitted.\n")
+    assert (folder / "P.v").read_text() == (
+        f"{first}Proof.\n  intros n k E; unfold id; lia.\nQed.\n"
+        f"{second}Proof.\n  induction n; simpl; auto.\nQed.\n"
+    )
+    (folder / "Use.v").write_text("From Obl Require Import P.\nPrint Assumptions count_down.\n")
+    for file in ("P.v", "Use.v"):
+        done = subprocess.run(
+            ["coqc", "-R", ".", "Obl", file], cwd=folder, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Closed under the global context"

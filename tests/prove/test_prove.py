@@ -116,7 +116,7 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().err.strip() == (
         f"proofsearch prove: --lemma half: half (Base.v:{FILES['Base.v'].count(chr(10)) + 1}) "
         "is not searched: a Fixpoint is not a hole (holes: lemmas, Examples, Definitions, "
-        "named Instances and Program obligations)"
+        "named Instances, Program obligations and the termination proofs of Functions)"
     )
     (folder / "Base.v").write_text("Fixpoint half (n : nat) : nat.\nAdmitted.\n")
     assert prove(str(folder), "Base.v") == 2

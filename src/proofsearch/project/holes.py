@@ -29,7 +29,10 @@ from proofsearch.trace.sources import Source
 
 #: Statements whose ``Admitted`` proof is a hole (``Definition``s and ``Instance``s too,
 #: written with ``Defined.``; one whose type is a sort is not searched).
-HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance"}
+HOLE_KEYWORDS = vernac.LEMMA_KEYWORDS | {"Example", "Definition", "Instance", "Function"}
+#: A ``Function`` opens a proof (its termination conditions) only by well-founded
+#: recursion: ``{measure …}``, ``{wf …}``.
+_WELL_FOUNDED = re.compile(r"\{\s*(?:measure|wf)\b")
 #: Why an ``Admitted`` obligation is not searched (a proof resting on one is marked,
 #: :func:`proofsearch.project.writeback.resting_on_admitted`): Program's are holes
 #: (``Next Obligation. Admitted.``), but not Equations' (Equations names its obligations
@@ -44,7 +47,10 @@ ADMIT_OBLIGATIONS_REASON = "its obligations, admitted by Admit Obligations, are 
 _ADMIT_OBLIGATIONS = re.compile(r"\s*(?:#\[[^\]]*\]\s*)?Admit\s+Obligations\b")
 _PROGRAM = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Program\b")
 #: What the message for another ``Admitted`` proof says holes are.
-HOLE_KINDS = "lemmas, Examples, Definitions, named Instances and Program obligations"
+HOLE_KINDS = (
+    "lemmas, Examples, Definitions, named Instances, Program obligations and the termination"
+    " proofs of Functions"
+)
 #: Section commands that declare names the lemmas of the Section see.
 _SECTION_CONTEXT = frozenset(
     {"Variable", "Variables", "Hypothesis", "Hypotheses", "Context", "Let", "Parameter"}
@@ -239,7 +245,7 @@ def _nested_proofs(sentences: Sequence[Sentence]) -> tuple[set[int], dict[int, i
         if command.word in HOLE_KEYWORDS or command.word == "Goal":
             if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
                 continue
-            if _leaves_obligations(command):  # its obligations are proved one by one
+            if _leaves_obligations(command) or _no_proof_of_its_own(command):
                 continue
             if opened:
                 inner.add(index)
@@ -302,6 +308,11 @@ def _footer(closers: str, stack: ScopeStack, sentences: Sequence[Sentence], admi
     return closers
 
 
+def _no_proof_of_its_own(command: vernac.Command) -> bool:
+    """A ``Function`` by structural recursion: its body is all of it."""
+    return command.word == "Function" and _WELL_FOUNDED.search(command.bare) is None
+
+
 def _leaves_obligations(command: vernac.Command) -> bool:
     """``Program Definition``/``Program Instance`` (or ``#[program]``): obligations,
     not one proof. A ``Program Lemma`` only elaborates its statement with Program and is
@@ -341,8 +352,8 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         )
         if command.word not in HOLE_KEYWORDS and not goal and obligation is None:
             continue
-        if _leaves_obligations(command):
-            continue  # no proof of its own: its obligations are (``Next Obligation``)
+        if _leaves_obligations(command) or _no_proof_of_its_own(command):
+            continue  # its obligations are holes (``Next Obligation``), or it has no proof
         if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
             continue  # a body given with ``:=``: no proof to fill
         end = around_nested.get(index, -1)

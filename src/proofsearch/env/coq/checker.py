@@ -72,7 +72,8 @@ from proofsearch.env.coq.version import (
 
 _NAMED = re.compile(
     r"^\s*(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
-    r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition|Instance)"
+    r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Property|Example|Definition|Instance"
+    r"|Function)"
     r"\s+"
     r"([^\W\d][\w']*)"  # Coq's identifiers: Unicode letters too (Theorem θ : …)
 )
