@@ -59,8 +59,9 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "uses_k": "symmetry; apply plus_n_O",
     "witness": "intros n; rewrite <- plus_n_Sm, <- plus_n_O; reflexivity",
     # Program obligations (tests/prove/test_obligations.py): the first is left open.
-    "pred_pos_obligation@7": "intros n H k E; reflexivity",
-    "half_up_obligation_L4_admit1": "intros m; lia",
+    "pred_pos_obligation_2": "intros n H k E; reflexivity",
+    "through_bigger": "exact M.bigger_obligation_1",
+    "half_up_obligation_1_admit1": "intros m; lia",
     "count_down": "intros n k E; unfold id; lia",
     "after": "induction n; simpl; auto",
     "M.bigger_obligation_1": "intros n; cbv beta; apply Coq.Arith.PeanoNat.Nat.lt_succ_diag_r",

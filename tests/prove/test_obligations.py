@@ -33,6 +33,10 @@ Module M.
   Proof.
   Admitted.
 End M.
+
+Lemma through_bigger : forall n, S n > n.
+Proof.
+Admitted.
 """
 
 
@@ -49,9 +53,10 @@ def test_obligations_are_holes_named_as_coq_will_or_by_their_line() -> None:
         (6, "pred_pos_obligation@6", "Next Obligation."),
         (7, "pred_pos_obligation@7", "Next Obligation."),
         (11, "M.bigger_obligation_1", "Obligation 1."),
+        (16, "through_bigger", "Lemma through_bigger : forall n, S n > n."),
     ]
     assert skipped == []
-    assert all(h.ender == "Qed." and h.to_record()["propositions_only"] for h in holes)
+    assert all(h.ender == "Qed." and h.to_record()["propositions_only"] for h in holes[:3])
 
 
 def test_equations_obligations_are_still_said_not_searched() -> None:
@@ -65,7 +70,7 @@ def test_equations_obligations_are_still_said_not_searched() -> None:
     assert [(s.line, s.ident, s.reason) for s in skipped] == [(3, "f", OBLIGATION_REASON)]
 
 
-def prove_and_write(tmp_path: Path, text: str) -> tuple[Path, Path]:
+def prove_and_write(tmp_path: Path, text: str, *more: str) -> tuple[Path, Path]:
     """``P.v`` holding ``text`` in a project ``Obl``, proved with ``--write`` by the
     stand-in generator: the folder, and the log of the holes it was asked about."""
     folder = tmp_path / "project"
@@ -75,7 +80,7 @@ def prove_and_write(tmp_path: Path, text: str) -> tuple[Path, Path]:
     log = tmp_path / "asked.log"
     args = ["--generator", "tests.prove.stand_in:by_name", "--gen-option", f"log={log}"]
     code = main(
-        ["prove", str(folder), *args, "--write", "--quiet", "--no-library-trace",
+        ["prove", str(folder), *args, *more, "--write", "--quiet", "--no-library-trace",
          "--output", str(tmp_path / "r.jsonl")]
     )  # fmt: skip
     assert code == 0
@@ -87,13 +92,17 @@ def test_obligations_are_filled_and_the_project_builds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The second ``Next Obligation`` is Coq's obligation 2 (the first stays admitted
-    before it): searched, re-checked under that name, written ``Qed`` with its names
-    shortened; the file builds and the filled obligations rest on nothing."""
-    folder, log = prove_and_write(tmp_path, PROGRAM)
+    before it): named so once the project is traced, searched, re-checked under that
+    name, written ``Qed`` with its names shortened (an obligation's own name is not:
+    ``Import`` does not bring a solved one in); the file builds and the filled
+    obligations rest on nothing. A lemma proved through an obligation filled in the same
+    run does not rest on an admitted one: ``--strict`` writes it (it was left)."""
+    folder, log = prove_and_write(tmp_path, PROGRAM, "--strict")
     assert log.read_text().splitlines() == [
-        "pred_pos_obligation@6",
-        "pred_pos_obligation@7",
+        "pred_pos_obligation_1",
+        "pred_pos_obligation_2",
         "M.bigger_obligation_1",
+        "through_bigger",
     ]
     assert (folder / "P.v").read_text() == PROGRAM.replace(
         "Next Obligation. Admitted.\nNext Obligation. Admitted.\n",
@@ -102,12 +111,15 @@ def test_obligations_are_filled_and_the_project_builds(
     ).replace(  # written with the shortest name (the file must admit h's others to ask)
         "  Proof.\n  Admitted.\n",
         "  Proof.\n    intros n; cbv beta; apply Nat.lt_succ_diag_r.\n  Qed.\n",
+    ).replace(
+        "S n > n.\nProof.\nAdmitted.\n", "S n > n.\nProof.\n  exact M.bigger_obligation_1.\nQed.\n"
     )
-    assert "left Admitted: P.v:6 pred_pos_obligation@6" in capsys.readouterr().out
+    assert "left Admitted: P.v:6 pred_pos_obligation_1" in capsys.readouterr().out
     # An obligation is reached by its qualified name only (Import does not bring it).
     (folder / "Use.v").write_text(
         "From Obl Require Import P.\nPrint Assumptions P.pred_pos_obligation_2.\n"
-        "Print Assumptions M.bigger.\nPrint Assumptions pred_pos.\n"
+        "Print Assumptions M.bigger.\nPrint Assumptions through_bigger.\n"
+        "Print Assumptions pred_pos.\n"
     )
     for file in ("P.v", "Use.v"):
         done = subprocess.run(
@@ -115,8 +127,8 @@ def test_obligations_are_filled_and_the_project_builds(
         )
         assert done.returncode == 0, done.stderr
     printed = done.stdout.split("Closed under the global context")
-    assert len(printed) == 3, done.stdout  # obligation 2 and bigger; pred_pos rests on 1
-    assert "pred_pos_obligation_1" in printed[2]
+    assert len(printed) == 4, done.stdout  # pred_pos rests on its obligation 1
+    assert "pred_pos_obligation_1" in printed[3]
 
 
 BEGUN = """\
@@ -134,7 +146,7 @@ def test_a_begun_obligation_is_continued_where_the_user_stopped(tmp_path: Path) 
     """Its ``admit.`` is a part of its own, found in the trace by the obligation's place
     (the trace has Coq's name for it, ``half_up_obligation_1``); the user's tactics stay."""
     folder, log = prove_and_write(tmp_path, BEGUN)
-    assert log.read_text().splitlines() == ["half_up_obligation_L4_admit1"]
+    assert log.read_text().splitlines() == ["half_up_obligation_1_admit1"]
     assert (folder / "P.v").read_text() == BEGUN.replace(
         "  admit.\nAdmitted.\n", "  { revert n. intros m; lia. }\nQed.\n"
     )

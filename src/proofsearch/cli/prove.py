@@ -190,6 +190,12 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     step = time.perf_counter()
     indexes = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
+    from proofsearch.trace.sources import SourceError
+
+    try:  # the names only Coq knows (obligations'), and the --lemma patterns for them
+        plan.read_trace(trace_dir)
+    except SourceError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
     records = plan.theorem_records(trace_dir, learn_from_project=args.learn_from == "project")
     # `--lemma X --overwrite` (or some FILES): X's results are forgotten, not the others'.
     narrowed = len(plan.selected) < len(plan.all_holes)

@@ -66,10 +66,12 @@ def trace_project(
 
 
 def _without_admitted_goals(record: FileRecord) -> bool:
-    """A shard written before the tracer recorded the goals open at ``Admitted``: a proof
-    the user began would be searched from its statement (their tactics dropped), so the
-    file is traced again once."""
-    return record.status == "traced" and record.admitted is None
+    """A shard written before the tracer recorded the goals open at ``Admitted`` (a proof
+    the user began would be searched from its statement, their tactics dropped), or
+    where each such proof is (an obligation's name): the file is traced again once."""
+    if record.status != "traced":
+        return False
+    return record.admitted is None or (bool(record.admitted) and record.admitted_at is None)
 
 
 def prune(project: Project, out: Path) -> None:

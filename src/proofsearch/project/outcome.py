@@ -18,7 +18,7 @@ from proofsearch.project.admits import admit_block
 from proofsearch.project.holes import Hole
 from proofsearch.project.plan import HolePlan, file_changed
 from proofsearch.project.rebuild import ScratchBuild
-from proofsearch.project.writeback import Fills, resting_on_admitted, verify_fills
+from proofsearch.project.writeback import Fills, full_name, resting_on_admitted, verify_fills
 from proofsearch.trace.sources import Project
 
 
@@ -164,16 +164,17 @@ def decide(
             for hole in [h for h in found if h.source.module == module]:
                 outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
                 del found[hole]
-    admitted = {h.qualid for h in plan.all_holes}
-    admitted |= {s.ident for s in plan.skipped}
+    admitted = plan.admitted_modules()
+    requires = {module: plan.requires(module) for module in plan.graph}
     if not found:
         return outcome
     with ScratchBuild(project, plan.graph, coqc=coqc, jobs=jobs) as scratch:
         while True:
             accepted, rejected = verify_fills(scratch, found)
             outcome.left.update(rejected)
-            still = admitted - {h.qualid for h in accepted}
-            resting = resting_on_admitted(axioms, accepted, still)
+            filled = {full_name(h) for h in accepted}
+            still = {name: module for name, module in admitted.items() if name not in filled}
+            resting = resting_on_admitted(axioms, accepted, still, requires)
             if not strict or not resting:
                 break
             for hole, lemmas in resting.items():

@@ -8,7 +8,7 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,55 @@ class HolePlan:
     #: project without the prelude (HoTT, UniMath): its propositions are types (``paths
     #: x y : Type``), which the probe, asking for ``Prop``, would call data.
     propositions_only: bool = True
+    #: The trace's ``Admitted`` proofs, full name → module (:meth:`read_trace`).
+    traced_admitted: dict[str, str] = field(default_factory=dict)
+    #: ``--lemma`` patterns that matched no hole but may match an obligation's name,
+    #: which is Coq's once the project is traced (:meth:`read_trace`), and all of them.
+    pending_patterns: list[str] = field(default_factory=list)
+    lemma_patterns: list[str] = field(default_factory=list)
+
+    def read_trace(self, trace_dir: Path) -> None:
+        """Learn from the project's trace what only Coq knows: the name Coq gave each
+        obligation hole (``f_obligation_2``, found by its statement's place: the
+        file's text cannot tell which obligation a ``Next Obligation`` opens, nor an
+        anonymous instance's name), and every ``Admitted`` proof's full name. Then
+        apply the ``--lemma`` patterns that waited for those names (raises
+        :class:`SourceError` for one that still matches nothing)."""
+        from proofsearch.trace.schema import TraceDir
+        from proofsearch.trace.shards import read_record
+
+        trace = TraceDir(trace_dir)
+        renamed: dict[Hole, Hole] = {}
+        for module in self.texts:
+            record = read_record(trace, module)
+            if record is None or record.admitted is None:
+                continue
+            self.traced_admitted.update(dict.fromkeys(record.admitted, module))
+            names = {offset: name for name, offset in (record.admitted_at or {}).items()}
+            for hole in self.all_holes:
+                name = names.get(hole.statement_start, "")
+                if hole.source.module != module or not hole.is_obligation:
+                    continue
+                if name.startswith(f"{module}."):
+                    qualid = name.removeprefix(f"{module}.")
+                    ident = qualid.rsplit(".", 1)[-1]
+                    renamed[hole] = replace(hole, qualid=qualid, ident=ident)
+        self.all_holes = [renamed.get(h, h) for h in self.all_holes]
+        self.selected = [renamed.get(h, h) for h in self.selected]
+        if self.pending_patterns:
+            self.selected = select_lemmas(self.selected, self.lemma_patterns)
+            for pattern in self.pending_patterns:
+                if not select_lemmas(self.selected, [pattern]):
+                    raise SourceError(f"--lemma {pattern}: {NO_MATCH}")
+
+    def admitted_modules(self) -> dict[str, str]:
+        """Every proof of the project that ends in ``Admitted``, by its full name
+        (``Proj.A.L.lemma``) → its module: the holes, the trace's (which knows the names
+        Coq gave, inside Modules too), and the other ``Admitted`` proofs."""
+        found = {f"{s.source.module}.{s.ident}": s.source.module for s in self.skipped if s.ident}
+        found.update(self.traced_admitted)
+        found.update({f"{h.source.module}.{h.qualid}": h.source.module for h in self.all_holes})
+        return found
 
     def admitted_names(self) -> list[str]:
         """Every lemma of the project that ends in ``Admitted`` (qualified in its file)."""
@@ -104,6 +153,9 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+NO_MATCH = "no hole of the selected files matches; --list shows the holes"
+
+
 def plan_holes(
     project: Project,
     graph: Mapping[str, Sequence[str]],
@@ -134,9 +186,14 @@ def plan_holes(
             plan.selected += holes
             plan.not_searched += skipped
     if lemmas:
-        plan.selected = select_lemmas(plan.selected, lemmas)
+        chosen_holes = plan.selected
+        plan.selected = select_lemmas(chosen_holes, lemmas)
+        # Obligations named by their line until the trace names them as Coq does.
+        unnamed = [h for h in chosen_holes if h.is_obligation and "@" in h.qualid]
         for pattern in lemmas:
-            if not select_lemmas(plan.selected, [pattern]):
+            if not select_lemmas(plan.selected, [pattern]) and unnamed:
+                plan.pending_patterns.append(pattern)
+            elif not select_lemmas(plan.selected, [pattern]):
                 skipped = [
                     s for s in plan.not_searched
                     if fnmatch.fnmatchcase(s.ident, pattern)
@@ -146,9 +203,12 @@ def plan_holes(
                     f"{skipped[0].ident} ({skipped[0].source.file}:{skipped[0].line}) is not "
                     f"searched: {skipped[0].reason}"
                     if skipped
-                    else "no hole of the selected files matches; --list shows the holes"
+                    else NO_MATCH
                 )
                 raise SourceError(f"--lemma {pattern}: {why}")
+        if plan.pending_patterns:
+            plan.lemma_patterns = list(lemmas)
+            plan.selected += [h for h in unnamed if h not in plan.selected]
     return plan
 
 

@@ -13,9 +13,9 @@ code after ``End``. :func:`resting_on_admitted` reads ``Print Assumptions``' axi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from proofsearch.env.coq.obligations import OBLIGATION_CONSTANT
 from proofsearch.project.holes import Hole
 from proofsearch.project.patch import fill_with_lines
 from proofsearch.project.rebuild import BuildFailure, ScratchBuild, requirements
@@ -129,44 +129,64 @@ def _blame(
     return candidates[-1]
 
 
-#: An obligation's constant (``f_obligation_1``, Equations' ``f_obligations_obligation_1``):
-#: one that ``Print Assumptions`` lists was left ``Admitted`` (a solved one is defined).
-_OBLIGATION = re.compile(r".+_obligation_[0-9]+")
-
-
-def _short(name: str) -> str:
-    return name.rsplit(".", 1)[-1]
+def full_name(hole: Hole) -> str:
+    """The hole's name from the top (``Proj.A.L.lemma``: its module, then ``qualid``)."""
+    return f"{hole.source.module}.{hole.qualid}"
 
 
 def resting_on_admitted(
-    axioms: Mapping[Hole, Iterable[str]], filled: Iterable[Hole], admitted: Iterable[str]
+    axioms: Mapping[Hole, Iterable[str]],
+    filled: Iterable[Hole],
+    admitted: Mapping[str, str],
+    requires: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[Hole, list[str]]:
     """Filled holes whose proof rests (directly, or through another filled hole) on a
-    lemma that stays ``Admitted``, with those lemmas' names.
+    lemma that stays ``Admitted``, with those lemmas' names as printed.
 
     ``axioms`` are the axioms ``Print Assumptions`` listed for each proof (an
-    ``Admitted`` lemma is one), ``admitted`` the names of the lemmas left ``Admitted``.
+    ``Admitted`` lemma is one), printed as the hole's file and its loads name them: a
+    lemma of the hole's own file relative to it (``L.r``), another's by the shortest
+    suffix of its path that is unambiguous there (``Pmod.left_open``). ``admitted``:
+    each lemma left ``Admitted``, by its full name → its module; ``requires``: each
+    module → the modules it loads, among which a printed name resolves. Names are
+    compared whole, never by their last part: a textbook's chapters reuse lemma names
+    (``NatList.rev_involutive``, ``Poly.rev_involutive``), and a filled proof was said to
+    rest on another file's namesake, or one resting on an admitted lemma went unsaid.
     """
-    still = {_short(name) for name in admitted}
-    by_name = {_short(hole.qualid): hole for hole in filled}
+    by_name = {full_name(hole): hole for hole in filled}
+    modules = {**admitted, **{name: hole.source.module for name, hole in by_name.items()}}
     result: dict[Hole, list[str]] = {}
 
+    def resolve(axiom: str, module: str) -> list[str]:
+        own = f"{module}.{axiom}"
+        if own in modules:
+            return [own]
+        seen = {module, *(requires.get(module, ()) if requires is not None else ())}
+        return [
+            name for name, where in modules.items()
+            if name.endswith(f".{axiom}") and (requires is None or where in seen)
+        ]  # fmt: skip
+
     def walk(hole: Hole, trail: frozenset[Hole]) -> dict[str, str]:
-        """Short name -> the most qualified name printed for it: one lemma is printed
+        """Full name -> the most qualified name printed for it: one lemma is printed
         ``Pmod.mod_le_2r`` by a later file and ``mod_le_2r`` inside its own."""
         found: dict[str, str] = {}
 
-        def add(short: str, printed: str) -> None:
-            if len(printed) > len(found.get(short, "")):
-                found[short] = printed
+        def add(name: str, printed: str) -> None:
+            if len(printed) > len(found.get(name, "")):
+                found[name] = printed
 
         for axiom in axioms.get(hole, ()):
-            short = _short(axiom)
-            if short in still or _OBLIGATION.fullmatch(short):
-                add(short, axiom)
-            elif short in by_name and by_name[short] not in trail:
-                for deeper, printed in walk(by_name[short], trail | {hole}).items():
-                    add(deeper, printed)
+            names = resolve(axiom, hole.source.module)
+            for name in names:
+                if name in by_name:
+                    if by_name[name] not in trail:
+                        for deeper, printed in walk(by_name[name], trail | {hole}).items():
+                            add(deeper, printed)
+                else:
+                    add(name, axiom)
+            if not names and OBLIGATION_CONSTANT.fullmatch(axiom.rsplit(".", 1)[-1]):
+                add(axiom, axiom)  # an obligation left Admitted that no hole names
         return found
 
     for hole in by_name.values():

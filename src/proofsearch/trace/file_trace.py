@@ -61,6 +61,8 @@ class FileTrace:
     error: FileError | None = None
     #: The goals open at each ``Admitted`` (see :attr:`FileRecord.admitted`).
     admitted: dict[str, list[Goal] | None] = field(default_factory=dict)
+    #: Each ``Admitted`` proof → its statement's offset (:attr:`FileRecord.admitted_at`).
+    admitted_at: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -355,6 +357,7 @@ class FileTracer:
                     self.premises.add(premise, kind, about.statement, proof.sentence, functor)
             if ender.word == "Admitted":
                 self.result.admitted[name] = left
+                self.result.admitted_at[name] = proof.sentence.start
             for step in proof.steps:
                 self.result.steps.append(
                     ProofStep(

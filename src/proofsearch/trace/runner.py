@@ -194,6 +194,7 @@ def run_job(job: Job) -> FileRecord:
         premises=len(trace.premises),
         seconds=round(time.perf_counter() - start, 3),
         admitted=trace.admitted,
+        admitted_at=trace.admitted_at,
     )
     write_shard(trace_dir, record, trace.steps, trace.premises)
     return record

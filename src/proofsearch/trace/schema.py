@@ -153,6 +153,10 @@ class FileRecord(_Record):
     #: statement, keeping the user's tactics. ``None`` in shards written before it
     #: (``prove`` traces such a file again, :func:`proofsearch.project.learn.trace_project`).
     admitted: dict[str, list[Goal] | None] | None = None
+    #: Each proof of :attr:`admitted` → the offset of its statement in the file: the
+    #: name Coq gave a Program obligation (``f_obligation_2``), which the file's text
+    #: cannot tell, for the hole at that place. ``None`` in shards written before it.
+    admitted_at: dict[str, int] | None = None
 
 
 class ProjectRecord(_Record):

@@ -33,6 +33,8 @@ _OBLIGATION = re.compile(
 )
 #: How ``Obligations.`` lists one (Coq 8.16 to Rocq 9.2): ``Obligation 2 of h:``.
 _LISTED = re.compile(rf"^Obligation\s+([0-9]+)\s+of\s+({IDENT})\s*:", re.MULTILINE)
+#: An obligation's constant (``f_obligation_2``; Equations' ``f_obligations_obligation_1``).
+OBLIGATION_CONSTANT = re.compile(r".+_obligation_[0-9]+")
 #: After the proof: the program's later obligations, so that the file may end.
 ADMIT_LATER = "Admit Obligations."
 

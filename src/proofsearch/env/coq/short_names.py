@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from proofsearch.env.coq.checker import check_proof, compile_source
-from proofsearch.env.coq.obligations import ADMIT_LATER, obligation_statement
+from proofsearch.env.coq.obligations import ADMIT_LATER, OBLIGATION_CONSTANT, obligation_statement
 from proofsearch.env.coq.version import stdlib_spellings
 
 #: A name with at least two dotted parts, none starting with a digit (``H.1`` is
@@ -160,8 +160,14 @@ def shorten_proof(
     exactly those (a short name could name another lemma with other assumptions).
     """
     found = ShortenedProof(tuple(proof), {})
+    # An obligation's constant keeps its path: ``Import`` brings a solved one's name in
+    # no more (an admitted one's it does), so a short name that resolves here breaks
+    # once ``prove`` fills it (an audit: "The reference between_obligation_1 was not found").
+    asked = [
+        n for n in qualified_names(proof) if not OBLIGATION_CONSTANT.fullmatch(n.split(".")[-1])
+    ]
     names = shorter_names(
-        header, footer, qualified_names(proof),
+        header, footer, asked,
         obligation=obligation_statement(statement) is not None,
         coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
     )  # fmt: skip
