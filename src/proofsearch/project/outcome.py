@@ -9,7 +9,7 @@ stays ``Admitted``. A refusal under ``--strict`` turns that lemma back into an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,26 @@ MUTUAL_NOTE = (
     "; a mutual lemma (Lemma … with …): its statements are one proof, and a goal may use"
     " the others' names only on a smaller argument, which Qed checks"
 )
+
+
+def _final_axioms(
+    scratch: ScratchBuild, accepted: Iterable[Hole], axioms: Mapping[Hole, list[str]]
+) -> dict[Hole, list[str]]:
+    """What each filled proof rests on as the filled project builds (the user's kept
+    tactics included: a begun proof's ``apply z`` rests on ``z`` whatever its parts'
+    searches saw), else the search's re-check's. Not for a lemma no second file can
+    name (inside a functor or a Hierarchy-Builder scope)."""
+    named = {
+        full_name(hole): hole
+        for hole in accepted
+        if not hole.functor_parameters and not hole.check_in_place
+    }
+    printed = scratch.assumptions({name: hole.source.module for name, hole in named.items()})
+    final = {hole: list(axioms.get(hole, ())) for hole in accepted}
+    for name, hole in named.items():
+        if printed is not None and name in printed:
+            final[hole] = list(printed[name])
+    return final
 
 
 def why_left(hole: Hole, record: dict[str, Any] | None) -> str:
@@ -174,7 +194,8 @@ def decide(
             outcome.left.update(rejected)
             filled = {full_name(h) for h in accepted}
             still = {name: module for name, module in admitted.items() if name not in filled}
-            resting = resting_on_admitted(axioms, accepted, still, requires)
+            final = _final_axioms(scratch, accepted, axioms)
+            resting = resting_on_admitted(final, accepted, still, requires)
             if not strict or not resting:
                 break
             for hole, lemmas in resting.items():

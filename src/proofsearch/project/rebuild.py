@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -22,6 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from proofsearch.env.coq.checker import parse_assumptions
 from proofsearch.env.coq.version import coq_env
 from proofsearch.trace.deps import order
 from proofsearch.trace.sources import Project
@@ -238,6 +240,39 @@ class ScratchBuild:
         return BuildFailure(
             module, self.files[module], int(match.group(1)) if match else 1, message[-2000:]
         )
+
+    def assumptions(self, names: Mapping[str, str]) -> dict[str, tuple[str, ...]] | None:
+        """``Print Assumptions`` of each lemma as the scratch copy now builds (full name
+        → its module), by name: what a filled proof rests on, the user's kept tactics
+        included (a part's search saw only its own goal). ``None`` when the query
+        cannot run (then the search's re-checks are all there is)."""
+        if not names:
+            return {}
+        marker = f"proofsearch_assumptions_{secrets.token_hex(8)}"
+        lines = [f"Require {module}." for module in sorted(set(names.values()))]
+        lines.append("Set Printing Width 100000.")
+        for name in names:
+            lines += [f"Locate {marker}.", f"Print Assumptions {name}."]
+        path = self.root.parent / "ProofsearchFilledAssumptions.v"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        try:
+            done = subprocess.run(
+                [self.coqc, *self.args, str(path)], cwd=self.root, capture_output=True,
+                text=True, timeout=self.timeout, check=False, env=coq_env(),
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return None
+        if done.returncode != 0:
+            return None
+        answers = done.stdout.split(marker)[1:]
+        if len(answers) != len(names):
+            return None
+        printed: dict[str, tuple[str, ...]] = {}
+        for name, answer in zip(names, answers, strict=True):
+            body = answer.split("\n", 1)[1] if "\n" in answer else ""
+            _, axioms, _ = parse_assumptions(body, accept_flags=True)
+            printed[name] = axioms
+        return printed
 
     def close(self) -> None:
         self._tmp.cleanup()
