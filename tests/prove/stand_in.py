@@ -63,6 +63,8 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "through_bigger": "exact M.bigger_obligation_1",
     "half_up_obligation_1_admit1": "intros m; lia",
     "count_down": "intros n k E; unfold id; lia",
+    "pick_obligation_1": "intros k; exists (S k); auto",
+    "lemma_amid": "intros n; lia",
     # tests/prove/test_strict_names.py: two lemmas named alike in two files.
     "Ch.uses_base_admit1": "exact I",
     "uses_base": "exact I",

@@ -154,6 +154,45 @@ def test_a_begun_obligation_is_continued_where_the_user_stopped(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
 
 
+VALUE = """\
+Require Import Arith Lia Program.
+Local Obligation Tactic := idtac.
+Program Definition pick (k : nat) : {n : nat | n > k} := _.
+Next Obligation. Admitted.
+"""
+
+
+def test_an_obligation_filled_with_a_value_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``{n | n > k}`` for a program's ``_``: any value with its proof was accepted, and
+    ``Qed`` keeps the program from computing through it; an audit found it said nothing."""
+    folder, _ = prove_and_write(tmp_path, VALUE)
+    assert "intros k; exists (S k); auto." in (folder / "P.v").read_text()
+    out = " ".join(capsys.readouterr().out.split())
+    assert "obligation filled with a value: P.v:4 pick_obligation_1: its type is no" in out
+
+
+AMID = """\
+Require Import Arith Lia Program.
+Local Obligation Tactic := idtac.
+Program Definition sub_safe (n m : nat) (H : m <= n) : {k | k + m = n} := n - m.
+Lemma lemma_amid : forall n, n + 0 = n.
+Proof. Admitted.
+Next Obligation. Admitted.
+"""
+
+
+def test_a_lemma_between_a_program_and_its_obligations_is_rechecked(tmp_path: Path) -> None:
+    """Its re-check's file ended with ``sub_safe``'s obligation unsolved: an error
+    ("Unsolved obligations when closing file"), searched again on every run."""
+    folder, _ = prove_and_write(tmp_path, AMID)
+    assert (
+        "Lemma lemma_amid : forall n, n + 0 = n.\nProof.\n  intros n; lia.\nQed.\n"
+        in (folder / "P.v").read_text()
+    )
+
+
 OBLIGED = """\
 Require Import Arith Program.
 Local Obligation Tactic := idtac.

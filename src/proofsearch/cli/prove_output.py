@@ -104,7 +104,14 @@ def write_back(
                 f"replaces them{'' if args.write else ' with --write'}"
             )
     for hole in sorted(outcome.filled, key=lambda hole: (hole.source.file, hole.line)):
-        if value_filled(hole, results):
+        if hole.is_obligation and (results.get(hole.name) or {}).get("proposition") is False:
+            print(
+                f"obligation filled with a value: {hole.source.file}:{hole.line} "
+                f"{hole.qualid}: its type is no proposition ({{n | n > k}}, a sumbool), and "
+                "the proof found is ended Qed., so the program does not compute through "
+                "it: check the value, and end it Defined. if the program must compute"
+            )
+        elif value_filled(hole, results):
             what = "definition" if hole.keyword == "Definition" else "instance"
             print(
                 f"{what} filled: {hole.source.file}:{hole.line} {hole.qualid}: its value "

@@ -125,6 +125,8 @@ class Hole:
     #: The statement's offset in the file (the trace's ``lemma_offset``): an
     #: obligation's trace steps are found by it, since only Coq knows its name.
     statement_start: int = -1
+    #: A ``Program`` above it in the file may leave obligations unsolved at the hole.
+    after_program: bool = False
 
     @property
     def name(self) -> str:
@@ -172,9 +174,14 @@ class Hole:
                 if PROOF_USING.fullmatch(self.proof_sentence.strip())
                 else {}
             ),
-            # After an obligation (or a part of one), its program's later obligations are
-            # admitted, for the file may end only without them (env/coq/obligations.py).
-            "footer": f"{ADMIT_LATER}\n{self.footer}" if self.is_obligation else self.footer,
+            # After an obligation (or a part of one), or a lemma between a program and its
+            # obligations, the obligations left are admitted: the re-check's file may end
+            # only without them (env/coq/obligations.py; a no-op when none is left).
+            "footer": (
+                f"{ADMIT_LATER}\n{self.footer}"
+                if self.is_obligation or self.after_program
+                else self.footer
+            ),
             "qualid": self.qualid,
             "module": self.source.module,
             "file": self.source.file,
@@ -336,6 +343,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
     skipped: list[Skipped] = []
     covered: set[int] = set()  # the Admitted sentences of holes and of skipped proofs
     ltac2 = False
+    program_seen = False
     section_names: set[str] = set()
     nested, around_nested = _nested_proofs(sentences)
     for index, sentence in enumerate(sentences):
@@ -352,8 +360,11 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
         )
         if command.word not in HOLE_KEYWORDS and not goal and obligation is None:
             continue
-        if _leaves_obligations(command) or _no_proof_of_its_own(command):
-            continue  # its obligations are holes (``Next Obligation``), or it has no proof
+        if _leaves_obligations(command):
+            program_seen = True
+            continue  # its obligations are holes (``Next Obligation``)
+        if _no_proof_of_its_own(command):
+            continue
         if command.word in _MAY_HAVE_BODY and vernac.gives_body(command):
             continue  # a body given with ``:=``: no proof to fill
         end = around_nested.get(index, -1)
@@ -459,6 +470,7 @@ def find_holes(source: Source, text: str) -> tuple[list[Hole], list[Skipped]]:
                 ltac2_mode=ltac2,
                 section_names=frozenset(section_names),
                 statement_start=sentence.start,
+                after_program=program_seen,
             )
         )
     skipped += _other_admitted(source, text, sentences, covered)
