@@ -53,3 +53,15 @@ def test_a_mutual_lemma_left_open_says_what_its_proof_must_do() -> None:
     mutual, plain = find_holes(Source(Path("M.v"), "M.v", "M"), MUTUAL)[0]
     assert why_left(mutual, {"status": "open"}) == "no proof within the budget" + MUTUAL_NOTE
     assert why_left(plain, {"status": "open"}) == "no proof within the budget"
+
+
+def test_a_step_that_may_loop_gets_no_advice() -> None:
+    """``rewrite ?IHn`` with ``IHn : n = S n`` never ends: "a larger --tactic-timeout may
+    prove it" sent a student to raise the limit, and the same line came back."""
+    record = {"status": "open", "timeouts": {"intro n; induction n; simpl; rewrite ?IHn": 2}}
+    assert _why_not(record) == (
+        "no proof within the budget (1 tactic(s) stopped at the per-tactic limit, such as "
+        "`intro n; induction n; simpl; rewrite ?IHn`)"
+    )
+    record["timeouts"] = {"repeat rewrite Nat.add_comm": 2, "my_slow_tac": 1}
+    assert _why_not(record).endswith("`my_slow_tac`: a larger --tactic-timeout may prove it)")

@@ -9,6 +9,7 @@ stays ``Admitted``. A refusal under ``--strict`` turns that lemma back into an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +89,11 @@ ROUTINE_TIMEOUTS = frozenset(
 )  # fmt: skip
 
 
+#: A step that may never end whatever the limit: a rewrite repeated as long as it
+#: applies (``rewrite ?IHn`` with ``IHn : n = S n``), ``repeat``: no advice for those.
+_MAY_LOOP = re.compile(r"\brewrite\s+(?:->\s*|<-\s*)?[?!]|\brepeat\b")
+
+
 def _timeouts(record: dict[str, Any]) -> str:
     """The tactics stopped at the per-tactic limit, said: a slow tactic that proves the
     goal (``interval with (i_prec 2000)``, 3 s) was killed at 2 s without a word. A
@@ -95,7 +101,10 @@ def _timeouts(record: dict[str, Any]) -> str:
     stopped = record.get("timeouts")
     if not isinstance(stopped, dict) or not stopped:
         return ""
-    special = [t for t in stopped if (t.split() or [""])[0] not in ROUTINE_TIMEOUTS]
+    special = [
+        t for t in stopped
+        if (t.split() or [""])[0] not in ROUTINE_TIMEOUTS and not _MAY_LOOP.search(t)
+    ]  # fmt: skip
     slowest = max(special or stopped, key=lambda tactic: stopped[tactic])
     advice = ": a larger --tactic-timeout may prove it" if special else ""
     return (
