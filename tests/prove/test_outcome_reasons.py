@@ -65,3 +65,18 @@ def test_a_step_that_may_loop_gets_no_advice() -> None:
     )
     record["timeouts"] = {"repeat rewrite Nat.add_comm": 2, "my_slow_tac": 1}
     assert _why_not(record).endswith("`my_slow_tac`: a larger --tactic-timeout may prove it)")
+
+
+def test_a_statement_about_a_value_still_to_write_says_so() -> None:
+    """A textbook's ``Example test_nandb1`` before its ``nandb`` is written was searched
+    to the end of its budget, and the line said only that."""
+    text = (
+        "Definition nandb (b1 b2 : bool) : bool.\nAdmitted.\n"
+        "Example test_nandb1 : (nandb true false) = true.\nProof. Admitted.\n"
+    )
+    _, example = find_holes(Source(Path("B.v"), "B.v", "LF.B"), text)[0]
+    assert why_left(example, {"status": "open"}, {"nandb", "factorial"}) == (
+        "no proof within the budget; it is about nandb, still Admitted: a value to write, "
+        "which no proof can see into"
+    )
+    assert why_left(example, {"status": "open"}, {"factorial"}) == "no proof within the budget"

@@ -62,9 +62,34 @@ def _final_axioms(
     return final
 
 
-def why_left(hole: Hole, record: dict[str, Any] | None) -> str:
-    """Why a hole searched whole stays ``Admitted``, as the user reads it."""
-    return _why_not(record) + (MUTUAL_NOTE if hole.is_mutual else "")
+def why_left(hole: Hole, record: dict[str, Any] | None, unwritten: Iterable[str] = ()) -> str:
+    """Why a hole searched whole stays ``Admitted``, as the user reads it. ``unwritten``:
+    the values still to write (a data ``Definition`` or a ``Fixpoint`` left ``Admitted``):
+    a statement about one is seldom provable (a textbook's ``Example test_nandb1 :
+    nandb true false = true`` before ``nandb`` is written), which is said."""
+    why = _why_not(record) + (MUTUAL_NOTE if hole.is_mutual else "")
+    words = set(re.findall(r"[\w']+", hole.statement.split(":", 1)[-1]))
+    named = sorted(name for name in unwritten if name in words)
+    if named and record is not None and record.get("status") != "error":
+        why += (
+            f"; it is about {', '.join(named)}, still Admitted: a value to write, which no "
+            "proof can see into"
+        )
+    return why
+
+
+def unwritten_values(plan: HolePlan, results: Mapping[str, dict[str, Any]]) -> set[str]:
+    """The names of the values left to write: data holes (refused as data) and the
+    ``Fixpoint``s and ``Definition``s by tactics that are no holes."""
+    names = {
+        hole.ident
+        for hole in plan.all_holes
+        if (results.get(hole.name) or {}).get("error") == DATA_REASON
+    }
+    names |= {
+        s.ident for s in plan.skipped if s.ident and s.reason.startswith(("a Fixpoint", "its type"))
+    }
+    return names
 
 
 def _why_not(record: dict[str, Any] | None) -> str:
@@ -167,6 +192,7 @@ def decide(
     jobs: int = 1,
 ) -> Outcome:
     outcome = Outcome()
+    unwritten = unwritten_values(plan, results)
     found: Fills = {}
     axioms: dict[Hole, list[str]] = {}
     for hole in plan.selected:
@@ -185,7 +211,7 @@ def decide(
             whole = f"; from the statement: {_why_not(record)}" if record is not None else ""
             outcome.left[hole] = why + whole
         else:
-            outcome.left[hole] = why_left(hole, record)
+            outcome.left[hole] = why_left(hole, record, unwritten)
     for module in sorted({hole.source.module for hole in found}):
         source = next(h.source for h in found if h.source.module == module)
         if file_changed(source.path, plan.digests[module]):
