@@ -314,14 +314,11 @@ def check_proof(
         + closing
         + (footer.strip() + "\n" if footer.strip() else "")
     )
+    limits = {"coqc": coqc, "args": args, "timeout": timeout, "memory_limit": memory_limit}
     with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
-        runs = _compiled(
-            [(source, MODULE)], Path(tmp),
-            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-        )  # fmt: skip
-        if isinstance(runs, CheckResult):
-            return runs
-        compiled = runs[0]
+        compiled = _compiled_one(source, MODULE, Path(tmp), limits)
+        if isinstance(compiled, CheckResult):
+            return compiled
         if obligation is not None:
             name = _obligation_name(obligation, compiled.stdout, marker, scope=name)
             if name is None:
@@ -332,13 +329,9 @@ def check_proof(
         printing = (
             f"Require {MODULE}.\nSet Printing Width 100000.\nPrint Assumptions {MODULE}.{name}.\n"
         )
-        runs = _compiled(
-            [(printing, ASSUMPTIONS_MODULE)], Path(tmp),
-            coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,
-        )  # fmt: skip
-        if isinstance(runs, CheckResult):
-            return runs
-        printed = runs[0]
+        printed = _compiled_one(printing, ASSUMPTIONS_MODULE, Path(tmp), limits)
+        if isinstance(printed, CheckResult):
+            return printed
         clean, printed_axioms, other = parse_assumptions(printed.stdout, accept_flags=any_axiom)
         # Axioms the header declares print under the check's own module.
         axioms = tuple(a.removeprefix(f"{MODULE}.") for a in printed_axioms)
@@ -371,6 +364,14 @@ def _obligation_name(
         return None
     modules = scope.rsplit(".", 1)[0] if scope and "." in scope else ""
     return f"{modules}.{constant}" if modules else constant
+
+
+def _compiled_one(
+    source: str, module: str, folder: Path, limits: dict[str, Any]
+) -> subprocess.CompletedProcess[str] | CheckResult:
+    """:func:`_compiled` of one file (``limits``: its keyword arguments)."""
+    runs = _compiled([(source, module)], folder, **limits)
+    return runs if isinstance(runs, CheckResult) else runs[0]
 
 
 def _compiled(
