@@ -217,3 +217,27 @@ def test_runs_over_different_theorems_are_said(tmp_path: Path, capsys: Any) -> N
     assert "the runs cover different theorems (a 2, b 1; 1 in common)" in err
     assert main(["report", str(first), str(first), "--out", str(tmp_path / "same")]) == 0
     assert "different theorems" not in capsys.readouterr().err
+
+
+def test_a_prove_runs_section_writes_blocks_as_the_file_does_and_what_was_not_searched(
+    tmp_path: Path,
+) -> None:
+    """A begun proof's part is a block: it read ``{ revert n H. lia. }.`` (an audit), and
+    the Admitted proofs that are no holes were missing from the report."""
+    from types import SimpleNamespace
+
+    from proofsearch.data.prove_report import prove_html, prove_markdown
+
+    results = tmp_path / "r.jsonl"
+    results.write_text("")
+    filled = {"name": "half", "line": 4, "proof": ["intros n", "{ revert n H. lia. }"]}
+    skipped = {"name": "f", "line": 9, "reason": "a Fixpoint is not a hole"}
+    record = {"written": False, "files": {"A.v": {"filled": [filled], "left": [],
+                                                  "not_searched": [skipped]}}}  # fmt: skip
+    (tmp_path / "r.jsonl.prove.json").write_text(json.dumps(record))
+    run = SimpleNamespace(path=results, name="r")
+    markdown = prove_markdown([run])
+    assert "  intros n.\n  { revert n H. lia. }\n" in markdown
+    assert "Not searched:\n\n- `f` (line 9): a Fixpoint is not a hole\n" in markdown
+    page = prove_html([run])
+    assert "{ revert n H. lia. }</pre>" in page and "not searched: a Fixpoint" in page

@@ -23,6 +23,12 @@ def prove_record(results: str | Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
 
 
+def _sentence(tactic: str) -> str:
+    """A written proof's item as it reads in the file: a block a begun proof's part
+    became (``{ revert n. lia. }``) ends with its brace, any other step with a period."""
+    return tactic if tactic.rstrip().endswith(("}", ".")) else f"{tactic}."
+
+
 def prove_markdown(runs: Sequence[Any]) -> str:
     """Markdown: for each prove run, a section per file (proofs found, holes left)."""
     parts: list[str] = []
@@ -40,11 +46,18 @@ def prove_markdown(runs: Sequence[Any]) -> str:
                 if item.get("rests_on_admitted"):
                     note = f" (rests on Admitted: {', '.join(item['rests_on_admitted'])})"
                 parts.append(f"\n- `{item['name']}` (line {item['line']}){note}:\n")
-                parts.append("\n  ```coq\n" + "".join(f"  {t}.\n" for t in item["proof"]))
+                parts.append("\n  ```coq\n" + "".join(f"  {_sentence(t)}\n" for t in item["proof"]))
                 parts.append("  ```\n")
             if left:
                 parts.append("\nHoles left:\n\n")
                 parts += [f"- `{i['name']}` (line {i['line']}): {i['reason']}\n" for i in left]
+            skipped = entry.get("not_searched", [])
+            if skipped:
+                parts.append("\nNot searched:\n\n")
+                parts += [
+                    f"- `{i.get('name') or '(no name)'}` (line {i['line']}): {i['reason']}\n"
+                    for i in skipped
+                ]
     return "".join(parts)
 
 
@@ -63,7 +76,7 @@ def prove_html(runs: Sequence[Any]) -> str:
                 f"{len(left)} left</h3><ul>"
             )
             for item in filled:
-                proof = html.escape("\n".join(f"{t}." for t in item["proof"]))
+                proof = html.escape("\n".join(_sentence(t) for t in item["proof"]))
                 parts.append(
                     f"<li><code>{html.escape(item['name'])}</code> (line {item['line']})"
                     f"<pre>{proof}</pre></li>"
@@ -72,6 +85,12 @@ def prove_html(runs: Sequence[Any]) -> str:
                 parts.append(
                     f"<li><code>{html.escape(item['name'])}</code> (line {item['line']}): "
                     f"left Admitted: {html.escape(str(item['reason']))}</li>"
+                )
+            for item in entry.get("not_searched", []):
+                parts.append(
+                    f"<li><code>{html.escape(item.get('name') or '(no name)')}</code> "
+                    f"(line {item['line']}): not searched: {html.escape(str(item['reason']))}"
+                    "</li>"
                 )
             parts.append("</ul>")
     return "".join(parts)
