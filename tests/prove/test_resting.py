@@ -26,9 +26,9 @@ def _holes(text: str = TEXT, file: str = "Pmod.v", module: str = "P.Pmod") -> di
 
 
 def test_one_lemma_printed_two_ways_is_named_once() -> None:
-    """``outer`` (in a later file, say) prints ``Pmod.left_open`` and rests on ``through``,
-    whose own assumptions print ``left_open`` short: one lemma, reported once, by its
-    most qualified name; through a filled hole too; a proof on no hole is not listed."""
+    """``outer`` prints ``Pmod.left_open`` and rests on ``through``, whose own
+    assumptions print ``left_open`` short: one lemma, reported once, as its file names
+    it; through a filled hole too; a proof on no hole is not listed."""
     holes = _holes()
     axioms = {
         holes["through"]: ["left_open"],
@@ -39,7 +39,7 @@ def test_one_lemma_printed_two_ways_is_named_once() -> None:
     resting = resting_on_admitted(axioms, filled, {"P.Pmod.left_open": "P.Pmod"})
     assert resting == {
         holes["through"]: ["left_open"],
-        holes["outer"]: ["Pmod.left_open"],
+        holes["outer"]: ["left_open"],
     }
 
 

@@ -192,5 +192,8 @@ def resting_on_admitted(
     for hole in by_name.values():
         found = walk(hole, frozenset())
         if found:
-            result[hole] = sorted(found.values())
+            # Said as the hole's file names it when it is that file's, else as printed.
+            own = f"{hole.source.module}."
+            shown = {n.removeprefix(own) if n.startswith(own) else p for n, p in found.items()}
+            result[hole] = sorted(shown)
     return result
