@@ -735,7 +735,7 @@ def test_instances_axioms_and_holes_inside_a_functor(
     args = [str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")]
     assert prove(*args, "--write") == 0
     out = capsys.readouterr().out
-    assert "rests on Admitted: F.v:17 Make.uses_hard uses hard (Print Assumptions)" in out
+    assert "rests on Admitted: F.v:17 Make.uses_hard uses Make.hard (Print Assumptions)" in out
     written = (folder / "F.v").read_text()
     assert written == (
         AXIOMS_AND_FUNCTORS.replace(
