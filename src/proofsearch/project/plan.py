@@ -57,16 +57,18 @@ class HolePlan:
 
         trace = TraceDir(trace_dir)
         renamed: dict[Hole, Hole] = {}
+        obligations: dict[str, list[Hole]] = {}
+        for hole in self.all_holes:
+            if hole.is_obligation:
+                obligations.setdefault(hole.source.module, []).append(hole)
         for module in self.texts:
             record = read_record(trace, module)
             if record is None or record.admitted is None:
                 continue
             self.traced_admitted.update(dict.fromkeys(record.admitted, module))
             names = {offset: name for name, offset in (record.admitted_at or {}).items()}
-            for hole in self.all_holes:
+            for hole in obligations.get(module, ()):
                 name = names.get(hole.statement_start, "")
-                if hole.source.module != module or not hole.is_obligation:
-                    continue
                 if name.startswith(f"{module}."):
                     qualid = name.removeprefix(f"{module}.")
                     ident = qualid.rsplit(".", 1)[-1]
