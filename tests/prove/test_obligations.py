@@ -252,3 +252,38 @@ def test_a_functions_termination_proof_is_a_hole(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Closed under the global context"
+
+
+def list_holes(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    capsys.readouterr()
+    assert main(["prove", str(folder), "--list", "--no-library-trace"]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_list_names_obligations_as_coq_did_where_a_trace_of_the_file_is_fresh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--list`` traces nothing: before any run an obligation shows the name its place
+    suggests; after a run (which traced the file) Coq's name; after an edit, the guess
+    again, never a stale trace's name for a hole it no longer describes."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Obl\nP.v\n")
+    (folder / "P.v").write_text(PROGRAM)
+    guessed = ["P.v:6 pred_pos_obligation@6", "P.v:7 pred_pos_obligation@7"]
+    assert list_holes(folder, capsys)[:2] == guessed
+    args = ["--generator", "tests.prove.stand_in:by_name", "--gen-option", "log=/dev/null"]
+    assert main(["prove", str(folder), *args, "--quiet", "--no-library-trace",
+                 "--output", str(tmp_path / "r.jsonl")]) == 0  # fmt: skip
+    assert list_holes(folder, capsys) == [
+        "P.v:6 pred_pos_obligation_1",
+        "P.v:7 pred_pos_obligation_2",
+        "P.v:11 M.bigger_obligation_1",
+        "P.v:16 through_bigger",
+    ]
+    (folder / "P.v").write_text("(* edited *)\n" + PROGRAM)
+    assert list_holes(folder, capsys)[:2] == [
+        "P.v:7 pred_pos_obligation@7",
+        "P.v:8 pred_pos_obligation@8",
+    ]

@@ -166,6 +166,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     if loose and not args.quiet:
         print_notice(console, loose, style="dim")
     if args.list:
+        plan = _named_by_earlier_trace(args, project, plan)
         for hole in plan.selected:
             print(f"{hole.source.file}:{hole.line} {hole.qualid}")
         from proofsearch.cli.prove_output import print_not_searched
@@ -226,6 +227,37 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     for line in unopened:  # the other files' proofs are written all the same
         print_error(console, line)
     return EXIT_FAILURES if unopened else code
+
+
+def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: HolePlan) -> HolePlan:
+    """``--list`` traces nothing, so an obligation hole has only the name its place
+    suggests (``f_obligation@12``); where an earlier run traced the file as it is now,
+    the hole takes the name Coq gave it, as a run would show."""
+    import copy
+
+    from proofsearch.project.config import project_key
+    from proofsearch.project.learn import cache_root
+    from proofsearch.trace.runner import coq_version
+    from proofsearch.trace.shards import shard_key
+    from proofsearch.trace.sources import SourceError
+
+    trace_dir = cache_root() / "prove" / project_key(project) / "trace"
+    if not any(hole.is_obligation for hole in plan.all_holes) or not trace_dir.is_dir():
+        return plan
+    version = coq_version(args.coqc)
+    keys = {
+        source.module: shard_key(
+            source.path.read_bytes(), (*project.args, *source.extra_args), version
+        )
+        for source in project.sources
+    }
+    named = copy.copy(plan)
+    named.traced_admitted = dict(plan.traced_admitted)
+    try:
+        named.read_trace(trace_dir, keys)
+    except SourceError:  # a --lemma pattern for a name the stale trace lacks: the guesses
+        return plan
+    return named
 
 
 def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[str]:

@@ -45,13 +45,17 @@ class HolePlan:
     pending_patterns: list[str] = field(default_factory=list)
     lemma_patterns: list[str] = field(default_factory=list)
 
-    def read_trace(self, trace_dir: Path) -> None:
+    def read_trace(self, trace_dir: Path, keys: dict[str, str] | None = None) -> None:
         """Learn from the project's trace what only Coq knows: the name Coq gave each
         obligation hole (``f_obligation_2``, found by its statement's place: the
         file's text cannot tell which obligation a ``Next Obligation`` opens, nor an
         anonymous instance's name), and every ``Admitted`` proof's full name. Then
         apply the ``--lemma`` patterns that waited for those names (raises
-        :class:`SourceError` for one that still matches nothing)."""
+        :class:`SourceError` for one that still matches nothing).
+
+        ``keys``: module → the shard key of the file as it is now; a shard with another
+        key (the file changed since) is not read. ``--list``, which does not trace, reads
+        an earlier run's trace this way; after a trace every shard is fresh."""
         from proofsearch.trace.schema import TraceDir
         from proofsearch.trace.shards import read_record
 
@@ -64,6 +68,8 @@ class HolePlan:
         for module in self.texts:
             record = read_record(trace, module)
             if record is None or record.admitted is None:
+                continue
+            if keys is not None and keys.get(module) != record.key:
                 continue
             self.traced_admitted.update(dict.fromkeys(record.admitted, module))
             names = {offset: name for name, offset in (record.admitted_at or {}).items()}
