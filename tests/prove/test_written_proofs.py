@@ -117,3 +117,48 @@ def proved(found: dict[str, list[str]]) -> dict[str, dict[str, object]]:
 def theorems(records: list[dict[str, object]]) -> dict[str, Theorem]:
     lines = [json.dumps(r) for r in records]
     return {t.name: t for t in parse_theorem_lines(lines, "t").theorems}
+
+
+AXIOM_HINT = """\
+Definition P (n : nat) := n = n.
+Axiom ax : forall n, P n.
+Lemma p0 : P 0. Proof. reflexivity. Qed.
+Lemma q0 : 0 = 0 -> True. Proof. auto. Qed.
+Global Hint Resolve ax : core.
+"""
+
+
+def test_versions_run_in_one_session_and_only_the_one_kept_is_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trimming tries versions in a session at the hole: of ``eauto using q0, p0``,
+    where ``p0`` is needed, the versions without ``p0`` fail there, and only the one
+    kept is compiled from scratch (before the session, each version was: four here).
+    A version the session accepts but that rests on an axiom the proof found did not
+    (``eauto`` alone reaches the ``ax`` hint) is refused by that compile, and the
+    proof keeps what it needs."""
+    import proofsearch.project.written_proofs as written
+
+    compiled: list[list[str]] = []
+    check = written.check_proof
+
+    def counted(header: str, statement: str, proof: list[str], **options: object):  # type: ignore[no-untyped-def]
+        compiled.append(list(proof))
+        return check(header, statement, proof, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(written, "check_proof", counted)
+    header = "Definition P (n : nat) := n = n.\nLemma p0 : P 0. Proof. reflexivity. Qed.\n"
+    records = [
+        record("keep", "Lemma keep : P 0.", header + "Lemma q0 : True. Proof. exact I. Qed.\n")
+    ]
+    results = proved({"keep": ["eauto using q0, p0"]})
+    out = present_found(records, theorems(records), results, tmp_path / "w.json", HOW, 1)
+    assert out["keep"]["proof"] == ["eauto using p0"]
+    assert compiled == [["eauto using p0"]]
+
+    compiled.clear()
+    records = [record("hinted", "Lemma hinted : P 0.", AXIOM_HINT)]
+    results = proved({"hinted": ["eauto using p0"]})
+    out = present_found(records, theorems(records), results, tmp_path / "h.json", HOW, 1)
+    assert out["hinted"] is results["hinted"]  # "eauto" alone rests on ax: not kept
+    assert compiled[0] == ["eauto"]

@@ -5,8 +5,9 @@ The search keeps the first proof it finds: ``eauto using`` with the four premise
 retrieved for the goal when none is needed, or a step whose work a later one does again
 (``rewrite map_id`` before ``induction l; simpl; f_equal; auto``, which proves the goal
 alone). A person would not write either. Each simplification is kept only when the
-proof still checks from scratch and rests on no axiom it did not rest on before; at
-most :data:`MOST_CHECKS` checks a proof, so that presenting stays a small part of a run.
+proof still holds (the caller's ``holds``: run in a session at the hole, the version
+kept then compiled from scratch on no axiom it did not rest on before); at most
+:data:`MOST_CHECKS` versions a proof, so that presenting stays a small part of a run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from proofsearch.generate.knn.prefixes import sentence_parts
 
-#: Checks one proof may cost (each compiles the hole's file prefix and the proof).
+#: Versions of one proof tried (each run in the hole's session; :mod:`.replay`).
 MOST_CHECKS = 6
 #: Proofs of more steps than this keep their steps (only their ``using`` are trimmed).
 MOST_STEPS = 4

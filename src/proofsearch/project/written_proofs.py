@@ -8,8 +8,9 @@ rebuild, :func:`present_found` gives each proved hole
 - the shortest names Coq resolves to the same objects at the hole
   (:mod:`proofsearch.env.coq.short_names`: asked, then the same re-check with the
   same axioms),
-- no ``using`` premise or step it does not need (:mod:`.trim`: each left out only
-  when the proof still checks, on no new axiom), and
+- no ``using`` premise or step it does not need (:mod:`.trim`: the shorter versions
+  run in one session at the hole (:mod:`.replay`), the one kept compiled from scratch
+  on no new axiom), and
 - bullets for the subgoals (:mod:`.bullets`: the goal counts replayed in the prover,
   the bulleted text compiled at the hole).
 
@@ -21,18 +22,20 @@ same text without asking Coq again.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proofsearch.env.base import EnvError
+from proofsearch.env.base import Prover
 from proofsearch.env.coq.checker import check_proof, compile_source
 from proofsearch.env.coq.short_names import qualified_names, shorten_proof
 from proofsearch.env.registry import make_prover
 from proofsearch.project.admits import is_part
 from proofsearch.project.bullets import bulleted, goal_counts
+from proofsearch.project.replay import Replay
 from proofsearch.project.trim import trimmed
 from proofsearch.theorem import Theorem
 
@@ -52,6 +55,9 @@ class Presentation:
     bullets: bool = True
     #: Leave out ``using`` premises and steps the proof does not need (:mod:`.trim`).
     trim: bool = True
+    #: Run trimming's versions in a session first (:mod:`.replay`); ``False`` compiles
+    #: each from scratch, as before the session (``benchmarks/presentation.py``).
+    in_session: bool = True
 
 
 def _key(record: Mapping[str, Any], proof: Sequence[str], how: Presentation) -> str:
@@ -76,19 +82,12 @@ def _compiles(record: Mapping[str, Any], lines: Sequence[str], how: Presentation
 
 
 def _with_bullets(
-    record: Mapping[str, Any], theorem: Theorem, proof: list[str], how: Presentation
+    record: Mapping[str, Any], proof: list[str], how: Presentation, replay: Replay
 ) -> list[str]:
     if len(proof) < _FEWEST_STEPS_FOR_BULLETS:
         return proof
-    try:
-        with make_prover("coq", how.prover_options) as prover:
-            session = prover.open(theorem)
-            try:
-                counts = goal_counts(session, proof)
-            finally:
-                session.close()
-    except EnvError:
-        return proof
+    session = replay.session()
+    counts = goal_counts(session, proof) if session is not None else None
     lines = bulleted(proof, counts) if counts is not None else None
     return lines if lines is not None and _compiles(record, lines, how) else proof
 
@@ -109,7 +108,11 @@ def _check_options(record: Mapping[str, Any], how: Presentation) -> dict[str, An
 
 
 def _present(
-    record: Mapping[str, Any], theorem: Theorem, result: Mapping[str, Any], how: Presentation
+    record: Mapping[str, Any],
+    theorem: Theorem,
+    result: Mapping[str, Any],
+    how: Presentation,
+    prover: Callable[[], Prover],
 ) -> list[str]:
     proof = list(result["proof"])
     if how.short_names and qualified_names(proof):
@@ -119,30 +122,44 @@ def _present(
                 axioms=result.get("axioms") or (), **_check_options(record, how),
             ).proof
         )  # fmt: skip
-    if how.trim:
-        proof = _trimmed(record, result, proof, how)
-    # A part's proof goes inside ``{ revert …. P. }`` on one line: no bullets.
-    if how.bullets and not is_part(str(record["name"])):
-        proof = _with_bullets(record, theorem, proof, how)
+    with Replay(theorem, prover, how.timeout) as replay:
+        if how.trim:
+            proof = _trimmed(record, result, proof, how, replay)
+        # A part's proof goes inside ``{ revert …. P. }`` on one line: no bullets.
+        if how.bullets and not is_part(str(record["name"])):
+            proof = _with_bullets(record, proof, how, replay)
     return proof
 
 
 def _trimmed(
-    record: Mapping[str, Any], result: Mapping[str, Any], proof: list[str], how: Presentation
+    record: Mapping[str, Any],
+    result: Mapping[str, Any],
+    proof: list[str],
+    how: Presentation,
+    replay: Replay,
 ) -> list[str]:
-    """``proof`` without the ``using`` premises and steps it does not need (:mod:`.trim`)."""
+    """``proof`` without the ``using`` premises and steps it does not need (:mod:`.trim`):
+    the versions run in the session, the one kept compiled from scratch on no new
+    axiom. Where the session accepts a version that the check refuses (an axiom the
+    shorter proof reaches, a check only ``Qed`` makes), each version the session accepts
+    is checked from scratch, as all were before the session."""
     if result.get("header_suffix"):  # CoqHammer's tactics: checked with their import only
         return proof
     axioms = set(result.get("axioms") or ())
 
-    def holds(candidate: list[str]) -> bool:
+    def checks(candidate: list[str]) -> bool:
         checked = check_proof(
             str(record["header"]), str(record["statement"]), candidate,
             **_check_options(record, how),
         )  # fmt: skip
         return checked.ok and set(checked.axioms) <= axioms
 
-    return trimmed(proof, holds)
+    if not how.in_session:
+        return trimmed(proof, checks)
+    kept = trimmed(proof, replay.proves)
+    if kept == proof or checks(kept):
+        return kept
+    return trimmed(proof, lambda candidate: replay.proves(candidate) and checks(candidate))
 
 
 def present_found(
@@ -173,10 +190,24 @@ def present_found(
         key = _key(record, result["proof"], how)
         if key in known:
             return key, known[key]
-        return key, _present(record, theorems[str(record["name"])], result, how)
+        return key, _present(record, theorems[str(record["name"])], result, how, prover)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        answers = dict(pool.map(present, todo))
+    held = threading.local()
+    provers: list[Prover] = []
+
+    def prover() -> Prover:
+        """This thread's prover, started on first use and kept for its next proofs."""
+        if getattr(held, "prover", None) is None:
+            held.prover = make_prover("coq", how.prover_options)
+            provers.append(held.prover)
+        return held.prover  # type: ignore[no-any-return]
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            answers = dict(pool.map(present, todo))
+    finally:
+        for started in provers:
+            started.close()
     out = dict(results)
     for record, result in todo:
         proof = answers[_key(record, result["proof"], how)]
