@@ -88,6 +88,8 @@ def run_search(
     """Search ``theorems``; each result is written to ``store`` as soon as it is known."""
     options = options or DistributionOptions()
     sink = _Collect(store, events or NoEvents())
+    if not theorems:  # all resumed: starting Ray (seconds) would do nothing
+        return sink.results
     if options.workers <= 1 and not options.force_ray:
         run_local(spec, theorems, sink.add)
     else:
