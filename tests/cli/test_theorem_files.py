@@ -110,3 +110,23 @@ def test_the_fields_the_recheck_reads_are_typed(tmp_path: Path) -> None:
     ]
     (theorem,) = loaded.theorems
     assert theorem.extra == {"allowed_axioms": ["x"], "any_axiom": True}
+
+
+def test_text_that_is_not_utf8_is_refused_with_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lone surrogate (``\\udcff`` in the JSON) in a header became an ``error`` row
+    inside the run (exit 0); a ``--tactic`` holding a byte that is not UTF-8 was refused
+    by the guard at every state, silently."""
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"name": "s", "header": "(* \\udcff *)", "statement": "Theorem s : True."}\n')
+    loaded = load_theorems(path)
+    assert loaded.theorems == []
+    assert [(bad.line, bad.field) for bad in loaded.invalid] == [(1, "header")]
+    assert "not UTF-8 text (surrogates not allowed at character 3)" in loaded.invalid[0].message
+    good = write(tmp_path / "g.jsonl", [json.dumps(GOOD)])
+    out = str(tmp_path / "r.jsonl")
+    bad_byte = "lia\udcff"  # what Python makes of the shell's byte 0xff
+    assert main(["search", str(good), "--generator", "fixed", "--tactic", bad_byte, "-o", out]) == 2
+    said = capsys.readouterr().err
+    assert "--tactic 'lia?': not UTF-8 text (character 4 of the argument)" in said

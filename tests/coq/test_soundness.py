@@ -167,3 +167,20 @@ def test_only_the_recheck_refuses_a_proof_resting_on_an_axiom() -> None:
     assert "re-check rejected" in (result.error or "") and "proof_admitted" in (result.error or "")
     assert result.extra["rejected_proof"] == ["case proof_admitted"]
     assert "check_disagreement" not in result.extra  # a cheat, not a disagreement
+
+
+def test_a_suggestion_that_is_no_text_is_refused_and_the_search_goes_on(
+    no_new_coq_processes: None,
+) -> None:
+    """A model's broken bytes (``"\\ud800 lia"`` in a server's JSON) cannot be sent to Coq:
+    the guard refuses that suggestion and the others are tried (it made every theorem
+    of a run an ``error`` row)."""
+
+    with pytest.raises(TacticRejected, match="not text Coq can read"):
+        check_tactic("\ud800 lia")
+    generator = Cheater(["\ud800 lia", "reflexivity"])
+    with CoqProver(CoqConfig(tactic_timeout=5)) as prover:
+        searcher = BestFirstSearchProver(prover, generator, SearchConfig(timeout=60))
+        result = searcher.search(Theorem("one", "Theorem one : 1 = 1."))
+    assert result.status is Status.PROVED, result
+    assert result.proof == ["reflexivity"]

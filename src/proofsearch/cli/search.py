@@ -342,7 +342,18 @@ NO_INDEX_NOTE = (
 
 def check_tactics_file(args: argparse.Namespace) -> None:
     """A ``--tactics-file`` must exist and read as one (a bad line was a traceback inside
-    the run, after the prover had started)."""
+    the run, after the prover had started); a ``--tactic`` must be text (a byte that is
+    not UTF-8 in the shell's argument was dropped as a refused tactic at every state)."""
+    tactic = getattr(args, "tactic", None)
+    if tactic is not None:
+        try:
+            tactic.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise CommandError(
+                f"--tactic {tactic.encode('utf-8', 'replace').decode()!r}",
+                f"not UTF-8 text (character {exc.start + 1} of the argument)",
+                "give the tactic as UTF-8 text",
+            ) from None
     if args.tactics_file and not os.path.isfile(args.tactics_file):
         raise CommandError(
             f"--tactics-file {args.tactics_file}", "no such file",

@@ -103,6 +103,11 @@ def check_tactic(
     if "\x00" in text:
         raise TacticRejected("NUL byte in tactic")
     try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a model's broken bytes: Coq could not be sent it
+        reason = f"not text Coq can read ({exc.reason}: {exc.object[exc.start]!r})"
+        raise TacticRejected(reason) from None
+    try:
         sentences = split_sentences(text + ".")
     except SentenceError as exc:
         raise TacticRejected(str(exc)) from None
