@@ -30,6 +30,7 @@ BAD = [
     ("max_new_tokens=abc", "--gen-option max_new_tokens=abc: expected an integer"),
     ("strategy=greedy", "--gen-option strategy=greedy: expected one of 'beam', 'sample'"),
     ("max_new_tokens=100000", "max_new_tokens=100000 leaves no room for a prompt"),
+    ("dtype=float8", "unknown dtype 'float8' (known: auto, float32"),
 ]
 
 
@@ -70,6 +71,42 @@ def test_a_checkpoint_without_its_tokenizer_is_named(
     assert code == 2 and "no tokenizer files" in err and "tokenizer.save_pretrained" in err
     code, _ = _search(tmp_path, "--generator", "hf", "--model", str(tmp_path / "none"))
     assert code == 2 and "model directory" in capsys.readouterr().err
+    # Config and tokenizer but no weights: a traceback from transformers (one worker),
+    # a 2,000-character line after five restarts (Ray).
+    unweighted = tmp_path / "unweighted"
+    shutil.copytree(tiny_models.gpt2, unweighted)
+    (unweighted / "model.safetensors").unlink()
+    code, _ = _search(tmp_path, "--generator", "hf", "--model", str(unweighted))
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert code == 2 and "no weights (model.safetensors" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("timeout=-1", "(--gen-option timeout=-1): timeouts must be positive"),
+        ("n=0", "(--gen-option n=0): n must be positive or None, got 0"),
+        ("template=nogoals", "(--gen-option template=nogoals): a prompt template needs exactly"),
+    ],
+)
+def test_bad_openai_values_are_one_line_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, message: str
+) -> None:
+    """Their names and types were checked, their values only when the generator was
+    built inside the run: a traceback, exit 1."""
+    url = ["--generator", "openai", "--base-url", "http://127.0.0.1:9/v1"]
+    code, results = _search(tmp_path, *url, "--gen-option", option)
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert code == 2 and message in line
+    assert line.startswith("proofsearch search: generator openai ")
+    assert results.read_text() == EARLIER
+
+
+def test_one_stop_string_is_not_the_list_of_its_letters() -> None:
+    from proofsearch.generate.openai import OpenAITacticGenerator
+
+    assert OpenAITacticGenerator("http://127.0.0.1:9/v1", stop="lia").stop == ["lia"]
+    assert OpenAITacticGenerator("http://127.0.0.1:9/v1", stop=["\n", ";"]).stop == ["\n", ";"]
 
 
 def test_a_model_for_a_generator_that_takes_none_is_refused(

@@ -685,6 +685,13 @@ TOKENIZER_FILES = (
 )  # fmt: skip
 
 
+#: The weights ``from_pretrained`` loads for torch (one file, or an index of shards).
+WEIGHT_FILES = (
+    "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)  # fmt: skip
+
+
 def check_checkpoint(model: str | Path, **options: Any) -> None:
     """What :class:`HFTacticGenerator` would refuse, found without loading the weights
     (checked before a run starts: a model that loads in each Ray worker would otherwise
@@ -707,7 +714,12 @@ def check_checkpoint(model: str | Path, **options: Any) -> None:
             f"hf generator: {path}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, …); "
             "save the tokenizer beside the model with tokenizer.save_pretrained(DIR)"
         )
-    resolve_device(given["device"])
+    if not any((path / name).is_file() for name in WEIGHT_FILES):
+        raise FileNotFoundError(
+            f"hf generator: {path}: no weights ({', '.join(WEIGHT_FILES)}); save the model "
+            "there with model.save_pretrained(DIR)"
+        )
+    resolve_dtype(given["dtype"], resolve_device(given["device"]))
     if given["template"] is not None:
         check_template(given["template"])
     config = AutoConfig.from_pretrained(path, local_files_only=True)

@@ -62,6 +62,15 @@ def check_model_options(name: str, options: Mapping[str, Any]) -> None:
         expected = _type_problem(value, known[key])
         if expected:
             raise ValueError(f"{option_flag(key, value)}: expected {expected}")
+    if name == "openai":  # its values, checked by building it: it connects on first use
+        try:
+            cls(**{k: v for k, v in options.items() if k not in _FACTORY_OPTIONS})
+        except ValueError as exc:
+            given = ", ".join(
+                option_flag(k, v) for k, v in options.items()
+                if k not in _FLAGS and k not in _FACTORY_OPTIONS
+            )  # fmt: skip
+            raise ValueError(f"generator openai ({given or 'defaults'}): {exc}") from None
     if name == "hf":
         from proofsearch.generate.hf import check_checkpoint
 

@@ -144,7 +144,8 @@ class OpenAITacticGenerator(TacticGenerator):
         self.top_p = top_p
         self.max_tokens = max_tokens
         self.logprobs = logprobs
-        self.stop = list(stop) if stop else []
+        # `--gen-option stop=lia` is one stop string, not the list of its letters.
+        self.stop = [stop] if isinstance(stop, str) else list(stop) if stop else []
         self.max_goal_chars = max_goal_chars
         self.truncation_side = check_side(truncation_side)
         self.api_key_env = api_key_env

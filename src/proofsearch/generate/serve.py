@@ -435,7 +435,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key=api_key,
         max_input_tokens=args.max_input_tokens,
     )
-    log.info("serving %s as %r on %s", generator, server.completions.model_name, server.url)
+    log.info(
+        "serving %s as %r on %s: prompts of at most %d tokens%s, answers of at most %d",
+        generator, server.completions.model_name, server.url,
+        server.completions.max_input_tokens,
+        "" if server.completions.max_input_tokens == args.max_input_tokens
+        else f" (--max-input-tokens {args.max_input_tokens} lowered to what the model's "
+        "positions leave)",
+        generator.max_new_tokens,
+    )  # fmt: skip
     try:
         server.serve_forever()
     except KeyboardInterrupt:
