@@ -46,3 +46,13 @@ def test_results_file_with_bytes_that_are_no_utf8_is_reported_not_fatal(tmp_path
     assert list(existing.records) == ["a"]
     assert [p.split(": ")[0] for p in existing.problems] == [f"{path}:2", f"{path}:3"]
     assert not existing.torn_tail
+
+
+def test_a_lone_surrogate_escape_is_a_bad_line_and_a_pair_is_a_character() -> None:
+    """``"\\ud800"`` alone decodes to a string no file or process can be given: in a
+    results file it crashed ``check``, ``export`` and ``report`` with a traceback."""
+    lines = ['{"proof": ["exact I (* \\ud800 *)"]}\n', '{"t": "\\ud83d\\ude00 \\u00e9"}\n']
+    lone, pair = json_lines(lines, "r.jsonl")
+    assert lone.value is None
+    assert lone.invalid == "invalid JSON: a lone surrogate escape (\\ud800-\\udfff) is no character"
+    assert pair.error is None and pair.value == {"t": "\U0001f600 é"}

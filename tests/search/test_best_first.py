@@ -6,6 +6,8 @@ import itertools
 import time
 from collections.abc import Mapping, Sequence
 
+import pytest
+
 from proofsearch.cli import build_parser
 from proofsearch.cli.search import search_config
 from proofsearch.env.base import ProofSession
@@ -297,6 +299,28 @@ def test_generator_failure_is_that_theorems_error() -> None:
 
     result = BestFirstSearchProver(GraphProver({}), Broken()).search(THEOREM)
     assert result.status is Status.ERROR and "model exploded" in (result.error or "")
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ([Suggestion("a", -0.1), ("b", -0.2)], "generate returned ('b', -0.2) among its"),
+        ([Suggestion("a", float("nan"))], "a tactic must be text, a score finite"),
+        ("auto", "generate returned str, not a list"),
+    ],
+)
+def test_a_malformed_answer_is_the_generators_failure(answer: object, said: str) -> None:
+    """A custom generator's tuple among its suggestions was an ``error`` row blamed on
+    the theorem (``AttributeError``), so a broken generator never stopped the run."""
+    from proofsearch.search.result import GENERATOR_ERROR
+
+    class Malformed(TacticGenerator):
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            return answer  # type: ignore[return-value]
+
+    result = BestFirstSearchProver(GraphProver({"root": {"a": QED}}), Malformed()).search(THEOREM)
+    assert result.status is Status.ERROR and said in (result.error or "")
+    assert result.extra[GENERATOR_ERROR] is True
 
 
 def test_a_proof_the_recheck_refuses_without_a_cheat_is_a_disagreement() -> None:

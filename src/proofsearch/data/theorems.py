@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from proofsearch.data.jsonl import json_lines
 from proofsearch.theorem import Theorem
@@ -52,19 +52,6 @@ class TheoremLine(BaseModel):
     module: str | None = None
     file: str | None = None
     line: int | None = Field(default=None, ge=1)
-
-    @field_validator("name", "statement", "header", "footer", "qualid")
-    @classmethod
-    def _text(cls, value: str | None) -> str | None:
-        """A lone surrogate (``\\udcff`` in the JSON) is no character the prover can be
-        sent: refused here, not found when the theorem is opened."""
-        if value is not None:
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                where = f"{exc.reason} at character {exc.start}"
-                raise ValueError(f"not UTF-8 text ({where})") from None
-        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -26,6 +26,7 @@ would, with the time they took.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
@@ -415,6 +416,7 @@ class BestFirstSearchProver:
             try:
                 with clock.actor.running():
                     suggestions = generator.generate(node.state.text, theorem, width)
+                _check_suggestions(suggestions)
             except Exception as exc:  # a generator's failure ends this theorem, not the run
                 failed = self._finish(
                     theorem, Status.ERROR, clock, tree, expansions,
@@ -587,3 +589,16 @@ def _refused(result: SearchResult) -> bool:
         and "rejected_proof" in result.extra
         and not result.extra.get(CHECK_DISAGREEMENT)
     )
+
+
+def _check_suggestions(suggestions: object) -> None:
+    """A generator's answer must be a list of :class:`Suggestion` with text tactics and
+    finite scores: anything else is the generator's failure (said as one, so that a run
+    whose generator is broken stops), not an ``error`` row blamed on the theorem."""
+    if not isinstance(suggestions, list | tuple):
+        raise TypeError(f"generate returned {type(suggestions).__name__}, not a list")
+    for item in suggestions:
+        if not isinstance(item, Suggestion):
+            raise TypeError(f"generate returned {item!r} among its suggestions, not a Suggestion")
+        if not isinstance(item.tactic, str) or not math.isfinite(item.logprob):
+            raise ValueError(f"generate returned {item!r}: a tactic must be text, a score finite")
