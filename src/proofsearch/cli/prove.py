@@ -351,7 +351,12 @@ def _search(
     those of these ``records``' holes (and their parts)."""
     from proofsearch.cli.preflight import StartupFailed, StartupWatch, preflight
     from proofsearch.cli.progress import ProgressDisplay
-    from proofsearch.cli.prove_reuse import forget_holes, forget_stale, settings_changed
+    from proofsearch.cli.prove_reuse import (
+        forget_holes,
+        forget_stale,
+        recheck_proofs,
+        settings_changed,
+    )
     from proofsearch.cli.search import (
         RunFailed,
         _run,
@@ -390,10 +395,20 @@ def _search(
         store = ResultsStore(output, resume=not overwrite, overwrite=overwrite)
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
-    forget_stale(store, records, read_written(output))
+    suspect = forget_stale(store, records, read_written(output))
     if forget:
         forget_holes(store, records)
     console = message_console()
+    if suspect:
+        theorems = {t.name: t for t in loaded.theorems}
+        refuted = recheck_proofs(store, suspect, records, theorems, prover_opts)
+        if refuted and not args.quiet:
+            print_notice(
+                console,
+                f"{len(refuted)} proof(s) found by an earlier run no longer check after "
+                f"edits to the files they load ({', '.join(refuted[:3])}"
+                f"{', …' if len(refuted) > 3 else ''}): searched again",
+            )
     selected = {str(r["name"]).split("#", 1)[0] for r in records}
     retried = settings_changed(store, output, spec, fresh=overwrite, selected=selected)
     if retried and not args.quiet:

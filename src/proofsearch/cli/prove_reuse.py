@@ -18,27 +18,68 @@ from proofsearch.cli.errors import CommandError
 
 def forget_stale(
     store: Any, records: list[dict[str, Any]], written: Mapping[str, str] | None = None
-) -> None:
+) -> list[str]:
     """Earlier results are kept only for holes whose file has not changed since (but
     for ``prove --write`` filling other holes of it: ``written``, each file's sha256
     before → after), and that did not end in ``error``: the others are searched again
     (their new result is appended, and read last). A hole left open is searched again
     too when a project file it loads changed otherwise (an earlier hole filled with a
-    value that now computes, ``Defined.``, or the user's edit): what it can use did."""
+    value that now computes, ``Defined.``, or the user's edit): what it can use did.
+    Returns the proved holes whose loaded files changed so: their proofs may no longer
+    hold (a lemma they use was restated), and are re-checked (:func:`recheck_proofs`)."""
     from proofsearch.project.plan import same_but_written
 
     now = {r["name"]: r for r in records}
     existing = store.existing.records
+    suspect: list[str] = []
     for name in [n for n, r in existing.items() if n in now]:
         record = existing[name]
         stale_file = not same_but_written(
             str(record.get("source_sha256")), now[name]["source_sha256"], written or {}
         )
-        stale_loads = record.get("status") != "proved" and _loads_changed(
+        stale_loads = _loads_changed(
             record.get("deps_sha256"), now[name].get("deps_sha256") or {}, written or {}
         )
-        if record.get("status") == "error" or stale_file or stale_loads:
+        proved = record.get("status") == "proved"
+        if record.get("status") == "error" or stale_file or (stale_loads and not proved):
             del existing[name]
+        elif stale_loads:
+            suspect.append(name)
+    return suspect
+
+
+def recheck_proofs(
+    store: Any,
+    names: list[str],
+    records: list[dict[str, Any]],
+    theorems: Mapping[str, Any],
+    prover_options: Mapping[str, Any],
+) -> list[str]:
+    """Re-check from scratch, at the hole as it is now, each earlier proof of ``names``;
+    forget those that no longer check (they are searched again) and return them. One
+    that still checks is recorded again with the files' digests of now, so that the
+    next run does not check it again. Until 2026-12-07 such a proof was kept
+    unchecked, the rebuild refused it ("breaks …: Cannot find witness"), and the hole
+    was never searched again while its own file stood still."""
+    from proofsearch.env.registry import make_prover
+
+    now = {str(r["name"]): r for r in records}
+    existing = store.existing.records
+    failed: list[str] = []
+    with make_prover("coq", prover_options) as prover:
+        for name in names:
+            theorem = theorems.get(name)
+            proof = existing[name].get("proof")
+            if theorem is None or not isinstance(proof, list):
+                continue
+            if prover.check(theorem, proof).ok:
+                fresh = {key: now[name].get(key) for key in ("source_sha256", "deps_sha256")}
+                existing[name] = {**existing[name], **fresh}
+                store.append(existing[name])
+            else:
+                failed.append(name)
+                del existing[name]
+    return failed
 
 
 def _loads_changed(before: Any, now: Mapping[str, str], written: Mapping[str, str]) -> bool:

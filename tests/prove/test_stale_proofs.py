@@ -1,0 +1,65 @@
+"""An earlier run's proof after the user restates a lemma it uses, in another file
+(real Coq, the stand-in generator): re-checked, and searched again when it no longer
+holds (audit 43-b: it was kept, the rebuild refused it, and it stayed so for good)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proofsearch.cli import main
+
+BASE = """\
+Inductive P : nat -> Prop := p n : P n.
+Inductive Q : nat -> Prop := q n : Q n.
+Lemma base : forall n, P n.
+Proof. exact p. Qed.
+"""
+USE = "From Stale Require Import A.\nLemma through_base : P 3.\nProof.\nAdmitted.\n"
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
+
+
+def run(folder: Path, log: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    code = main(
+        ["prove", str(folder), "--generator", "tests.prove.stand_in:by_name",
+         "--gen-option", f"log={log}", "--no-library-trace", "--timeout", "20"]
+    )  # fmt: skip
+    assert code == 0
+    said = capsys.readouterr()
+    return said.out + said.err
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_a_proof_through_a_restated_lemma_is_rechecked_and_searched_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
+    (folder / "A.v").write_text(BASE)
+    (folder / "B.v").write_text(USE)
+    log = tmp_path / "asked.log"
+    out = run(folder, log, capsys)
+    assert "exact (base 3)" in out  # the dry run's diff
+    # An edit to A.v that changes nothing B's proof uses: re-checked, kept, not searched.
+    (folder / "A.v").write_text(BASE + "(* a comment *)\n")
+    log.unlink()
+    out = run(folder, log, capsys)
+    assert "exact (base 3)" in out and "no longer check" not in out
+    assert not log.exists()
+    # Restated: the proof no longer checks, so the hole is searched again (and left).
+    (folder / "A.v").write_text(
+        BASE.replace("forall n, P n.\nProof. exact p.", "forall n, Q n.\nProof. exact q.")
+    )
+    out = run(folder, log, capsys)
+    assert "1 proof(s) found by an earlier run no longer check" in out
+    assert log.read_text().splitlines() == ["through_base"]
+    assert "left Admitted: B.v:2 through_base" in out and "breaks" not in out
