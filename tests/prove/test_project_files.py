@@ -154,7 +154,7 @@ def test_a_dune_project_is_the_files_dune_builds(
         ("lib/sub/D.v", "My.Lib.sub.D"),
     ]
     # A file dune builds that does not compile: the line points at the dune stanzas.
-    (folder / "app" / "Main.v").write_text("Lemma m : True.\nAdmitted.\nNot Coq.\n")
+    (folder / "app" / "Main.v").write_text("Lemma m : True.\nAdmitted.\nRequire Nonexistent.\n")
     assert main(["prove", str(folder), "--no-library-trace", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "app/Main.v:3: the file does not compile" in err

@@ -30,6 +30,7 @@ from proofsearch.cli.prove_reuse import record_theorems
 from proofsearch.cli.search import add_generator_options, add_ray_options, add_search_budgets
 
 if TYPE_CHECKING:
+    from proofsearch.project.learn import TraceFailed
     from proofsearch.project.plan import HolePlan
     from proofsearch.trace.sources import Project
 
@@ -189,8 +190,9 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     output = args.output or run_dir / "results.jsonl"
     trace_dir = run_dir / "trace"
     step = time.perf_counter()
-    indexes = _trace(args, project, trace_dir)
+    indexes, broken = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
+    unbuilt = _set_aside_unbuilt(plan, broken, console) if broken is not None else []
     from proofsearch.trace.sources import SourceError
 
     try:  # the names only Coq knows (obligations'), and the --lemma patterns for them
@@ -224,9 +226,29 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     from proofsearch.cli.prove_output import write_back
 
     code = write_back(args, project, plan, results, output, clock, start, console)
-    for line in unopened:  # the other files' proofs are written all the same
+    for line in unbuilt + unopened:  # the other files' proofs are written all the same
         print_error(console, line)
-    return EXIT_FAILURES if unopened else code
+    return EXIT_FAILURES if unopened or unbuilt else code
+
+
+def _set_aside_unbuilt(plan: HolePlan, broken: TraceFailed, console: Any) -> list[str]:
+    """A file that does not compile (a user mid-edit) stops only its own holes and
+    those of the files that load it: the others are searched and written all the same
+    (until 2026-12-07 one leaf file's syntax error stopped every file, audit 43-b).
+    Stops the run when no selected hole is left. Returns the line to say again at the
+    end."""
+    from proofsearch.project.rebuild import dependents
+
+    plan.unbuilt = dependents(plan.graph, {record.module for record in broken.failed})
+    kept = [hole for hole in plan.selected if hole.source.module not in plan.unbuilt]
+    if not kept:
+        raise Stop(str(broken), EXIT_FAILURES)
+    left = sorted({h.source.file for h in plan.selected if h.source.module in plan.unbuilt})
+    plan.selected = kept
+    files = f": the holes of {', '.join(left)} are not searched" if left else ""
+    line = f"{broken}{files}; the other files' holes are"
+    print_error(console, line + " searched")
+    return [f"{line} searched, their proofs written where found"]
 
 
 def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: HolePlan) -> HolePlan:
@@ -260,8 +282,11 @@ def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: Ho
     return named
 
 
-def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[str]:
-    """Trace the project (and the libraries it requires): the index's trace folders."""
+def _trace(
+    args: argparse.Namespace, project: Project, trace_dir: Path
+) -> tuple[list[str], TraceFailed | None]:
+    """Trace the project (and the libraries it requires): the index's trace folders,
+    and the project's files that do not compile (``None``: every file traced)."""
     from proofsearch.cli.search import check_index
     from proofsearch.cli.trace import TraceProgress
     from proofsearch.project.learn import TraceFailed, trace_project
@@ -282,8 +307,12 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
     progress = None if args.quiet else TraceProgress
     jobs = args.trace_jobs
     unsourced: list[str] = []
+    broken: TraceFailed | None = None
     try:
-        trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
+        try:
+            trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
+        except TraceFailed as exc:
+            broken = exc
         libraries = (
             []
             if args.no_library_trace
@@ -313,7 +342,7 @@ def _trace(args: argparse.Namespace, project: Project, trace_dir: Path) -> list[
                 "proofs that use them",
                 style="dim",
             )
-    return [str(trace_dir), *map(str, libraries), *(args.index or [])]
+    return [str(trace_dir), *map(str, libraries), *(args.index or [])], broken
 
 
 def _unfinished_records(

@@ -21,7 +21,12 @@ def cache_root() -> Path:
 
 
 class TraceFailed(Exception):
-    """A project file could not be traced (it does not compile): one line, its place."""
+    """A project file could not be traced (it does not compile): one line, its place,
+    and every file that failed (``prove`` goes on with the files that load none)."""
+
+    def __init__(self, line: str, failed: list[FileRecord]) -> None:
+        super().__init__(line)
+        self.failed = failed
 
 
 def trace_project(
@@ -61,7 +66,8 @@ def trace_project(
                 summary.add(record, skipped=False)
         failed += [r for r in records if r.status == "failed"]
     if failed:
-        raise TraceFailed(_failure_line(failed[0], len(failed), project.build_dir is not None))
+        line = _failure_line(failed[0], len(failed), project.build_dir is not None)
+        raise TraceFailed(line, failed)
     return summary
 
 
@@ -104,6 +110,8 @@ def _failure_line(record: FileRecord, count: int, dune: bool = False) -> str:
             f"Coq does not know the option {refused[1]} that the project gives it (from "
             f"{given} or --coq-arg): remove it{fix} ({record.file}: {message})"
         )
+    if message.startswith("Syntax error"):  # the text itself: no loadpath is to blame
+        return f"{record.file}:{line}: the file does not compile: {message}{more}; fix it there"
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
         f"project build with coqc (check {where} or --coq-arg, and the programs its "

@@ -223,7 +223,7 @@ def decide(
     requires = {module: plan.requires(module) for module in plan.graph}
     if not found:
         return outcome
-    with ScratchBuild(project, plan.graph, coqc=coqc, jobs=jobs) as scratch:
+    with ScratchBuild(project, plan.graph, coqc=coqc, jobs=jobs, leave_out=plan.unbuilt) as scratch:
         while True:
             accepted, rejected = verify_fills(scratch, found)
             outcome.left.update(rejected)

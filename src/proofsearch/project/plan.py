@@ -34,6 +34,9 @@ class HolePlan:
     skipped: list[Skipped] = field(default_factory=list)
     #: The ``skipped`` proofs of the selected files: said to the user, never passed over.
     not_searched: list[Skipped] = field(default_factory=list)
+    #: Modules that do not compile, and those that load one: their holes are not
+    #: searched, and the rebuild leaves them out (the others are served all the same).
+    unbuilt: set[str] = field(default_factory=set)
     #: Refuse holes whose type is data (theorem field ``propositions_only``). Not in a
     #: project without the prelude (HoTT, UniMath): its propositions are types (``paths
     #: x y : Type``), which the probe, asking for ``Prop``, would call data.

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +105,10 @@ class ScratchBuild:
         coqc: str = "coqc",
         timeout: float = 600.0,
         jobs: int = 1,
+        leave_out: Collection[str] = (),
     ) -> None:
+        """``leave_out``: modules not built (a file that does not compile, and those
+        that load it: ``HolePlan.unbuilt``)."""
         self.project = project
         self.graph = dict(graph)
         self.coqc = coqc
@@ -128,7 +131,8 @@ class ScratchBuild:
             source.module: source.path.read_bytes().decode("utf-8") for source in project.sources
         }
         self._written: dict[str, str] = {}
-        self._order = order({m: list(self.graph.get(m, ())) for m in self.originals})
+        every = order({m: list(self.graph.get(m, ())) for m in self.originals})
+        self._order = [module for module in every if module not in leave_out]
         #: What each scratch ``.vo`` was compiled from: a hash of its text and of what
         #: its requirements were compiled from (the copied ``.vo`` files: the originals).
         self._compiled: dict[str, str | None] = self._fingerprints(self.originals)
