@@ -131,3 +131,19 @@ def test_text_that_is_not_utf8_is_refused_with_its_field(
     assert main(["search", str(good), "--generator", "fixed", "--tactic", bad_byte, "-o", out]) == 2
     said = capsys.readouterr().err
     assert "--tactic 'lia?': not UTF-8 text (character 4 of the argument)" in said
+
+
+def test_a_lean_file_without_prover_lean_is_said_to_be_lean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Coq (the default) failed on each header, with loadpath advice (audit 43-a)."""
+    lean = {"name": "t", "header": "import Mathlib\n", "statement": "theorem t : 1 = 1 := by"}
+    path = write(tmp_path / "lean.jsonl", [json.dumps(lean)])
+    assert main(["search", str(path), "-o", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "its theorems look like Lean 4 (a statement ending ':= by')" in err
+    assert "add --prover lean" in err
+    lean["statement"] = "theorem t : 1 = 1"  # the header alone tells
+    write(path, [json.dumps(lean)])
+    assert main(["search", str(path), "-o", str(tmp_path / "r.jsonl")]) == 2
+    assert "(a header line 'import Mathlib')" in capsys.readouterr().err

@@ -187,3 +187,21 @@ def test_parse_axioms_formats():
     assert parse_axioms(reply("'«odd name»' does not depend on any axioms"), "«odd name»") == ()
     with pytest.raises(ValueError, match="failed"):
         parse_axioms(CommandReply.model_validate(axioms_reply("unknown constant", "error")), "t")
+
+
+def test_check_without_lean_is_a_setup_error_not_rejected_proofs(
+    tmp_path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """No ``lake`` on PATH: every proof was said to be rejected (exit 1), the reason
+    "lake not found"; a user re-checking someone's results read the proofs as wrong."""
+    from proofsearch.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no lake, no lean
+    results = tmp_path / "r.jsonl"
+    results.write_text('{"name": "t2", "status": "proved", "proof": ["decide"]}\n')
+    theorems = tmp_path / "t.jsonl"
+    theorems.write_text('{"name": "t2", "statement": "theorem t2 : 2 + 2 = 4 := by"}\n')
+    assert main(["check", str(results), str(theorems), "--prover", "lean"]) == 2
+    said = capsys.readouterr()
+    assert "--prover lean: cannot start the Lean REPL: lake not found on PATH" in said.err
+    assert "rejected" not in said.out + said.err

@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         )
     failures: list[tuple[str, str]] = []
     with make_prover(args.prover, options) as prover:
+        if proved and args.prover == "lean":
+            _start_lean(prover)
         for record in proved:
             theorem = theorems.get(record["name"])
             if theorem is None:
@@ -122,6 +124,19 @@ def run(args: argparse.Namespace) -> int:
             print_error(console, f"  {name}: {' '.join(why.split())}")
         return EXIT_FAILURES
     return EXIT_OK
+
+
+def _start_lean(prover: Any) -> None:
+    """A Lean that cannot start is the setup's fault (exit 2), not the proofs': each was
+    said to be rejected, "lake not found on PATH" as its reason (audit 43-a)."""
+    from proofsearch.env.base import ProverStartError
+
+    try:
+        prover.start()
+    except ProverStartError as exc:
+        raise CommandError(
+            "--prover lean", str(exc), "install Lean where check runs; no proof was judged"
+        ) from None
 
 
 def _first_line_is_theorem(path: str | Path) -> bool:

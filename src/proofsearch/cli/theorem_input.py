@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from proofsearch.cli.options import load_input
 
 if TYPE_CHECKING:
     from proofsearch.data.theorems import TheoremFile
+    from proofsearch.theorem import Theorem
 
 #: Fields of a results line that a theorem line never has together.
 RESULT_FIELDS = frozenset({"status", "proof"})
@@ -58,8 +60,25 @@ def read_theorem_file(args: argparse.Namespace, order_hint: str = "") -> Theorem
         )
     if not loaded.invalid and not loaded.theorems:
         raise CommandError(path, "holds no theorem", "one JSON object a line (name, statement)")
+    if getattr(args, "prover", "coq") == "coq" and loaded.theorems:
+        lean = _lean_sign(loaded.theorems[0])
+        if lean:
+            raise CommandError(
+                path, f"its theorems look like Lean 4 ({lean}), and the prover is Coq",
+                "add --prover lean",
+            )  # fmt: skip
     if getattr(args, "prover", "coq") == "coq":
         from proofsearch.env.coq.header_scopes import with_implied_place
 
         loaded.theorems = [with_implied_place(theorem) for theorem in loaded.theorems]
     return loaded
+
+
+def _lean_sign(theorem: Theorem) -> str:
+    """What marks ``theorem`` as Lean's, or "": a statement ending ``:= by`` (a Coq
+    statement ends with a period) or a header line ``import X`` (Coq's is ``Require
+    Import``). Coq then failed on each theorem's header, with loadpath advice."""
+    if re.search(r":=\s*by\s*$", theorem.statement):
+        return "a statement ending ':= by'"
+    first = re.search(r"(?m)^import \S+", theorem.header)
+    return f"a header line '{first.group()}'" if first else ""
