@@ -367,3 +367,23 @@ def test_budget_after_open_leaves_the_header_out_of_the_timeout() -> None:
         config = SearchConfig(timeout=0.9, budget_after_open=after_open)
         searcher = BestFirstSearchProver(SlowOpen(edges), TableGenerator(table), config)
         assert searcher.search(THEOREM).status is expected
+
+
+def test_a_generator_call_that_returns_past_the_deadline_is_recorded() -> None:
+    """The search cannot cut a call short: a slow model server made each theorem take
+    twice its --timeout with nothing said (audit 43-a). The result says how late."""
+    from proofsearch.cli.search import generator_late_note
+    from proofsearch.search.result import GENERATOR_LATE
+
+    class Slow(TacticGenerator):
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            time.sleep(2.0)
+            return [Suggestion("a", -0.1)]
+
+    prover = GraphProver({"root": {"a": "A"}, "A": {}})
+    result = BestFirstSearchProver(prover, Slow(), SearchConfig(timeout=0.5)).search(THEOREM)
+    assert result.status is Status.OPEN
+    assert result.extra[GENERATOR_LATE] >= 1.5 - 0.1
+    note = generator_late_note([result.to_record()])
+    assert note is not None and note.startswith("1 theorem(s) ran past --timeout waiting")
+    assert generator_late_note([{"name": "t", "status": "open"}]) is None

@@ -519,10 +519,29 @@ def run(args: argparse.Namespace) -> int:
 
         records = read_results(args.output).records.values()
         names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
-        Console().print(summary_table(summarize(r for r in records if r["name"] in names), wall))
+        ours = [r for r in records if r["name"] in names]
+        Console().print(summary_table(summarize(ours), wall))
+        late_note = generator_late_note(ours)
+        if late_note:
+            print_notice(console, late_note)
         if portfolio_alone and todo:
             print_notice(console, NO_INDEX_NOTE)  # after the run: never before an error
     return EXIT_OK
+
+
+def generator_late_note(records: Sequence[dict[str, Any]]) -> str | None:
+    """A line when theorems ran past ``--timeout`` waiting for the tactic generator (a
+    slow model server): the search cannot cut a call short, so say what to bound."""
+    from proofsearch.search.result import GENERATOR_LATE
+
+    late = [float(r[GENERATOR_LATE]) for r in records if r.get(GENERATOR_LATE)]
+    if not late:
+        return None
+    return (
+        f"{len(late)} theorem(s) ran past --timeout waiting for the tactic generator (up to "
+        f"{max(late):.1f} s late: a call is not cut at the deadline); give its calls a "
+        "shorter limit (openai: --gen-option timeout=N) or the theorems a longer --timeout"
+    )
 
 
 def _record_settings(

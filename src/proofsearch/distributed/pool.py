@@ -44,6 +44,8 @@ class _Task:
     crashes: int = 0
     ref: Any = None
     deadline: float = 0.0
+    #: When it was handed to a worker (``time.monotonic``).
+    started: float = 0.0
 
 
 @dataclass
@@ -170,7 +172,8 @@ class ProverPool:
             if slot.ready and slot.task is None:
                 task = self._pick(queue, slot.last_header)
                 task.ref = slot.actor.search.remote(task.theorem)
-                task.deadline = time.monotonic() + self.deadline(task.theorem)
+                task.started = time.monotonic()
+                task.deadline = task.started + self.deadline(task.theorem)
                 slot.task = task
                 slot.last_header = task.theorem.header
 
@@ -246,8 +249,11 @@ class ProverPool:
             task = slot.task
             if task is not None and now > task.deadline:
                 self._replace(slot, f"{task.theorem.name} ran past its deadline")
-                yield error_result(
+                killed = error_result(
                     task.theorem,
-                    "timeout: the search ran past its deadline; its worker was killed",
+                    "timeout: the search ran past its deadline (a tactic or the generator's "
+                    "call that did not return); its worker was killed",
                     attempts=task.crashes + 1,
                 )
+                killed.total_time = now - task.started  # what it cost, not 0.0
+                yield killed

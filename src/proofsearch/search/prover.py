@@ -49,6 +49,8 @@ from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
     GENERATOR_ERROR,
+    GENERATOR_LATE,
+    LATE_GENERATOR_S,
     OPEN_ERROR,
     STARTUP_ERROR,
     UNFINISHED_PROOF,
@@ -395,6 +397,8 @@ class BestFirstSearchProver:
         result: SearchResult | None = None
         #: Found proofs the re-check refused (the first is reported if nothing else is found).
         rejections: list[SearchResult] = []
+        #: How far past the deadline the generator's last call returned (≤ 0: before).
+        late = float("-inf")
         while True:
             if (
                 config.max_expansions is not None
@@ -416,6 +420,7 @@ class BestFirstSearchProver:
             try:
                 with clock.actor.running():
                     suggestions = generator.generate(node.state.text, theorem, width)
+                late = max(late, time.perf_counter() - deadline)
                 _check_suggestions(suggestions)
             except Exception as exc:  # a generator's failure ends this theorem, not the run
                 failed = self._finish(
@@ -468,6 +473,8 @@ class BestFirstSearchProver:
                 result.extra[UNFINISHED_PROOF] = unfinished[0]
         if widenings:
             result.extra["widenings"] = widenings
+        if late > LATE_GENERATOR_S:  # the generator's call is not cut at the deadline
+            result.extra[GENERATOR_LATE] = round(late, 3)
         if learn and result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
             if learned is not None:

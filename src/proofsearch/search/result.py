@@ -44,6 +44,13 @@ OPEN_ERROR = "open_error"
 #: :data:`OPEN_ERROR` stops a run whose first theorems all fail so.
 GENERATOR_ERROR = "generator_error"
 
+#: Record field: seconds past the theorem's deadline at which the tactic generator's
+#: last call returned (a slow model server: the search cannot cut a call short, so the
+#: theorem took that much more than ``--timeout``). Absent when it returned in time.
+GENERATOR_LATE = "generator_late_s"
+#: Lateness below this is the deadline check's own granularity, not worth a word.
+LATE_GENERATOR_S = 1.0
+
 #: Record field set when the search's prover accepted a proof (``Qed`` included) and the
 #: from-scratch re-check rejected it for a reason other than a cheat (axioms, an
 #: unfinished proof): a bug in one of the two, counted as a "search/check disagreement".
