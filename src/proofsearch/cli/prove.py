@@ -187,6 +187,16 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         )
         raise Stop(f"{project.root}: {what}: nothing to do", EXIT_USAGE)
     run_dir = cache_root() / "prove" / project_key(project)
+    from proofsearch.project.run_lock import ProjectBusy, hold_project
+
+    try:
+        held = hold_project(run_dir)  # until this process ends
+    except ProjectBusy as exc:
+        raise Stop(
+            f"{project.root}: another prove run of this project is going on ({exc}): its "
+            "results are this run's to reuse, so run again when it ends",
+            EXIT_FAILURES,
+        ) from None
     output = args.output or run_dir / "results.jsonl"
     trace_dir = run_dir / "trace"
     step = time.perf_counter()
@@ -226,6 +236,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     from proofsearch.cli.prove_output import write_back
 
     code = write_back(args, project, plan, results, output, clock, start, console)
+    held.close()
     for line in unbuilt + unopened:  # the other files' proofs are written all the same
         print_error(console, line)
     return EXIT_FAILURES if unopened or unbuilt else code
