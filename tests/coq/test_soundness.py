@@ -153,6 +153,11 @@ def test_cheating_generator_proves_nothing(theorem: Theorem, no_new_coq_processe
     assert result.status is Status.FAILED, result
     assert result.proof is None
     assert generator.asked < 20 and result.num_tactic_applications == generator.asked * len(tactics)
+    assert result.extra["guard_refusals"] >= len(CHEATS)  # each refused at least once
+    from proofsearch.cli.search import guard_note
+
+    note = guard_note([result.to_record()])
+    assert note is not None and note.startswith("the guard refused ")
 
 
 def test_only_the_recheck_refuses_a_proof_resting_on_an_axiom() -> None:
@@ -184,3 +189,5 @@ def test_a_suggestion_that_is_no_text_is_refused_and_the_search_goes_on(
         result = searcher.search(Theorem("one", "Theorem one : 1 = 1."))
     assert result.status is Status.PROVED, result
     assert result.proof == ["reflexivity"]
+    assert result.extra["guard_refusals"] == 1  # counted, and the first said
+    assert result.extra["first_refusal"].startswith("'\\ud800 lia': not text Coq can read")

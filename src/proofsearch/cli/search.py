@@ -521,9 +521,9 @@ def run(args: argparse.Namespace) -> int:
         names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
         ours = [r for r in records if r["name"] in names]
         Console().print(summary_table(summarize(ours), wall))
-        late_note = generator_late_note(ours)
-        if late_note:
-            print_notice(console, late_note)
+        for note in (generator_late_note(ours), guard_note(ours)):
+            if note:
+                print_notice(console, note)
         if portfolio_alone and todo:
             print_notice(console, NO_INDEX_NOTE)  # after the run: never before an error
     return EXIT_OK
@@ -541,6 +541,22 @@ def generator_late_note(records: Sequence[dict[str, Any]]) -> str | None:
         f"{len(late)} theorem(s) ran past --timeout waiting for the tactic generator (up to "
         f"{max(late):.1f} s late: a call is not cut at the deadline); give its calls a "
         "shorter limit (openai: --gen-option timeout=N) or the theorems a longer --timeout"
+    )
+
+
+def guard_note(records: Sequence[dict[str, Any]]) -> str | None:
+    """A line when the prover's guard refused suggestions (cheats, commands): a model
+    author learns that the model writes them, which the counts alone do not say."""
+    from proofsearch.search.result import FIRST_REFUSAL, GUARD_REFUSALS
+
+    counts = [(int(r[GUARD_REFUSALS]), r) for r in records if r.get(GUARD_REFUSALS)]
+    if not counts:
+        return None
+    first = counts[0][1]
+    return (
+        f"the guard refused {sum(n for n, _ in counts)} suggestion(s) in {len(counts)} "
+        f"theorem(s) (a cheat or a command, never run; the first, in {first['name']}: "
+        f"{first.get(FIRST_REFUSAL)}); each result's guard_refusals counts them"
     )
 
 

@@ -89,11 +89,20 @@ class Proved:
     path: tuple[str, ...]
 
 
+#: How a guard's refusal begins a :class:`TacticError`'s message (a cheat, a command).
+GUARD_REFUSAL = "rejected: "
+
+
 @dataclass(frozen=True)
 class TacticError:
-    """The prover rejected the tactic (or the guard did), with its message."""
+    """The prover rejected the tactic (or the guard did, :data:`GUARD_REFUSAL`), with
+    its message."""
 
     message: str
+
+    @property
+    def refused_by_guard(self) -> bool:
+        return self.message.startswith(GUARD_REFUSAL)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from proofsearch.env.base import (
+    GUARD_REFUSAL,
     EnvError,
     Outcome,
     ProofSession,
@@ -43,13 +44,16 @@ from proofsearch.env.base import (
     Proved,
     Prover,
     ProverStartError,
+    TacticError,
     TacticTimeout,
 )
 from proofsearch.generate.base import Suggestion, TacticGenerator
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
+    FIRST_REFUSAL,
     GENERATOR_ERROR,
     GENERATOR_LATE,
+    GUARD_REFUSALS,
     LATE_GENERATOR_S,
     OPEN_ERROR,
     STARTUP_ERROR,
@@ -161,6 +165,10 @@ class _Clock:
     slow_after: int | None = SLOW_TIMEOUTS
     #: Kinds whose prover process had to be killed: dropped after that one time.
     killed: set[str] = field(default_factory=set)
+    #: Suggestions the prover's guard refused (a cheat, a command), and the first reason:
+    #: a model author sees that the model writes commands, not only that it failed.
+    refused: int = 0
+    first_refusal: str = ""
 
     def too_slow(self, tactic: str) -> bool:
         limit = self.slow_after
@@ -512,6 +520,11 @@ class BestFirstSearchProver:
             kept.append(suggestion)
             outcomes.append(outcome)
             fresh.append(got is None)
+            if isinstance(outcome, TacticError) and outcome.refused_by_guard and got is None:
+                clock.refused += 1
+                clock.first_refusal = clock.first_refusal or f"{suggestion.tactic!r}: " + (
+                    outcome.message.removeprefix(GUARD_REFUSAL)
+                )
         return kept, outcomes, fresh
 
     def _refusal(
@@ -575,7 +588,7 @@ class BestFirstSearchProver:
         proof: list[str] | None = None,
         error: str | None = None,
     ) -> SearchResult:
-        return SearchResult(
+        result = SearchResult(
             theorem=theorem,
             status=status,
             proof=proof,
@@ -586,6 +599,10 @@ class BestFirstSearchProver:
             num_searched_nodes=expansions,
             num_tactic_applications=clock.applications,
         )
+        if clock.refused:
+            result.extra[GUARD_REFUSALS] = clock.refused
+            result.extra[FIRST_REFUSAL] = clock.first_refusal[:300]
+        return result
 
 
 def _refused(result: SearchResult) -> bool:

@@ -48,6 +48,10 @@ GENERATOR_ERROR = "generator_error"
 #: last call returned (a slow model server: the search cannot cut a call short, so the
 #: theorem took that much more than ``--timeout``). Absent when it returned in time.
 GENERATOR_LATE = "generator_late_s"
+#: Record fields: how many suggestions the prover's guard refused (a cheat, a command
+#: such as ``Admitted`` or ``Axiom``), and the first with its reason. Absent when none.
+GUARD_REFUSALS = "guard_refusals"
+FIRST_REFUSAL = "first_refusal"
 #: Lateness below this is the deadline check's own granularity, not worth a word.
 LATE_GENERATOR_S = 1.0
 

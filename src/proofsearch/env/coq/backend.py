@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from proofsearch.env.base import (
+    GUARD_REFUSAL,
     CheckResult,
     EnvError,
     Outcome,
@@ -346,7 +347,7 @@ class CoqSession(ProofSession):
             try:
                 sentences[index] = prover.check_tactic(tactic)
             except TacticRejected as exc:
-                outcomes[index] = TacticError(f"rejected: {exc}")
+                outcomes[index] = TacticError(f"{GUARD_REFUSAL}{exc}")
         pending = [i for i in range(len(tactics)) if i not in outcomes]
         attempts = 0
         crashes: dict[int, int] = {}

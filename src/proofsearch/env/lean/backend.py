@@ -26,6 +26,7 @@ from enum import Enum
 from typing import Any, ClassVar, Self
 
 from proofsearch.env.base import (
+    GUARD_REFUSAL,
     CheckResult,
     EnvError,
     Outcome,
@@ -256,7 +257,7 @@ class LeanSession(ProofSession):
         try:
             text = prover.check_tactic(tactic)
         except TacticRejected as exc:
-            return TacticError(f"rejected: {exc}")
+            return TacticError(f"{GUARD_REFUSAL}{exc}")
         limit = timeout if timeout is not None else prover.config.tactic_timeout
         self.repl.recycle_if_due()
         failure = ""
