@@ -241,3 +241,36 @@ def test_a_prove_runs_section_writes_blocks_as_the_file_does_and_what_was_not_se
     assert "Not searched:\n\n- `f` (line 9): a Fixpoint is not a hole\n" in markdown
     page = prove_html([run])
     assert "{ revert n H. lia. }</pre>" in page and "not searched: a Fixpoint" in page
+
+
+def test_the_report_says_which_settings_each_run_used(tmp_path: Path) -> None:
+    """A report comparing a model with the default named the runs only by their files
+    (audit 43-a): the settings recorded beside each results file are shown."""
+    from proofsearch.data.run_settings import record_run
+
+    model = write(tmp_path / "model.jsonl", [record("a", "proved", 1.0)])
+    default = write(tmp_path / "default.jsonl", [record("a", "failed", 2.0)])
+    bare = write(tmp_path / "bare.jsonl", [record("a", "open", 3.0)])
+    record_run(
+        model,
+        {"prover": "coq", "generator": "openai", "search": {"timeout": 15.0},
+         "generator_options": {"model": "mine", "base_url": "http://h/v1", "n": 8}},
+        resumed=False,
+    )  # fmt: skip
+    record_run(
+        default,
+        {"prover": "coq", "generator": "knn-portfolio", "search": {"timeout": 20.0},
+         "generator_options": {"index": ["/a", "/b"], "prover": "coq"}},
+        resumed=False,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["report", str(model), str(default), str(bare), "--out", str(out)]) == 0
+    markdown = (out / "report.md").read_text()
+    assert "| model | coq | openai | 15.0 | mine | 0 | base_url=http://h/v1, n=8 |" in markdown
+    assert "| default | coq | knn-portfolio | 20.0 |  | 2 |  |" in markdown
+    assert "| bare | | | | | | (no settings recorded) |" in markdown
+    summary = json.loads((out / "summary.json").read_text())
+    assert [run["settings"] and run["settings"]["generator"] for run in summary["runs"]] == [
+        "openai", "knn-portfolio", None,
+    ]  # fmt: skip
+    assert "<td>knn-portfolio</td>" in (out / "index.html").read_text()

@@ -236,6 +236,31 @@ def run_summary(run: Run) -> dict[str, Any]:
         "mean_check_time": _mean(r.check_time for r in results),
         "problems": len(run.problems),
         "duplicates": run.duplicates,
+        "settings": run_settings(run.path),
+    }
+
+
+def run_settings(path: str | Path) -> dict[str, Any] | None:
+    """What the last run recorded beside the results file ran with (``RESULTS.runs.jsonl``:
+    generator, budget, index, model), so that a report comparing a model with the default
+    says which run used which; ``None`` for a file without that record."""
+    from proofsearch.data.run_settings import last_settings
+
+    settings = last_settings(path)
+    if settings is None:
+        return None
+    search = settings.get("search") or {}
+    options = dict(settings.get("generator_options") or {})
+    index = options.pop("index", None)
+    model = options.pop("model", None) or options.pop("base_url", None)
+    options.pop("prover", None)
+    return {
+        "prover": settings.get("prover"),
+        "generator": settings.get("generator"),
+        "timeout": search.get("timeout") if isinstance(search, dict) else None,
+        "model": model,
+        "index": len(index) if isinstance(index, list) else int(index is not None),
+        "options": ", ".join(f"{k}={v}" for k, v in sorted(options.items())),
     }
 
 
