@@ -49,6 +49,11 @@ def test_holes_are_sentences_not_lines() -> None:
     assert c.proof_sentence == "Proof with auto." and c.partial == ("-", "idtac.")
     assert [h.qualid for h in select_lemmas(holes, ["M.?"])] == ["M.a", "M.b", "M.c"]
     assert [h.qualid for h in select_lemmas(holes, ["F.v:M.b"])] == ["M.b"]
+    # A file deeper in the project: its path from the root, or its name alone (audit 43-b).
+    deep, _ = find_holes(Source(Path("/p/theories/Algo/F.v"), "theories/Algo/F.v", "P.F"), TEXT)
+    assert [h.qualid for h in select_lemmas(deep, ["theories/Algo/F.v:M.b"])] == ["M.b"]
+    assert [h.qualid for h in select_lemmas(deep, ["F.v:*"])] == ["M.a", "M.b", "M.c"]
+    assert select_lemmas(deep, ["Algo/F.v:*"]) == []  # a path is the whole path
 
 
 def test_only_the_spans_change() -> None:

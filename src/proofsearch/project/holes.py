@@ -528,7 +528,9 @@ def _other_admitted(
 
 
 def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:
-    """The holes whose name (``ident``, ``qualid`` or ``file:qualid``) matches a glob."""
+    """The holes whose name (``ident``, ``qualid``, ``file:qualid`` with the file's path
+    from the project's root, or with its name alone: ``Stack.v:*``, as the file is named
+    where it is edited) matches a glob."""
     if not patterns:
         return list(holes)
     return [
@@ -537,9 +539,12 @@ def select_lemmas(holes: Sequence[Hole], patterns: Sequence[str]) -> list[Hole]:
         if any(
             fnmatch.fnmatchcase(candidate, pattern)
             for pattern in patterns
-            for candidate in (hole.ident, hole.qualid, hole.name)
+            for candidate in (
+                hole.ident, hole.qualid, hole.name,
+                f"{hole.source.file.rsplit('/', 1)[-1]}:{hole.qualid}",
+            )
         )
-    ]
+    ]  # fmt: skip
 
 
 def _obligations_owner(sentences: Sequence[Sentence], index: int) -> str:
