@@ -63,3 +63,36 @@ def test_a_proof_through_a_restated_lemma_is_rechecked_and_searched_again(
     assert "1 proof(s) found by an earlier run no longer check" in out
     assert log.read_text().splitlines() == ["through_base"]
     assert "left Admitted: B.v:2 through_base" in out and "breaks" not in out
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_a_proof_is_not_written_when_a_file_it_loads_is_edited_during_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Audit 43-b: ``magic := 6`` edited to ``7`` in A.v during a ``--write`` run, and B.v
+    got ``magic = 6`` written ``Qed`` (found and rebuilt against the old A.v): the
+    project no longer built, and the run said nothing (exit 0), A.v having no hole."""
+    import json
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
+    (folder / "A.v").write_text("Definition magic := 6.\n")
+    use = "From Stale Require Import A.\nLemma magic_val : magic = 6.\nProof.\nAdmitted.\n"
+    (folder / "B.v").write_text(use)
+    edit = json.dumps(["magic_val", str(folder / "A.v")])  # appends a comment to A.v
+    code = main(
+        ["prove", str(folder), "--generator", "tests.prove.stand_in:by_name",
+         "--gen-option", f"edit={edit}", "--no-library-trace", "--write"]
+    )  # fmt: skip
+    said = capsys.readouterr()
+    assert code == 1
+    assert "left Admitted: B.v:2 magic_val: A.v, which B.v loads, changed since it was read" in (
+        said.out
+    )
+    assert "A.v changed since it was read: neither it nor the files that load it" in said.err
+    assert (folder / "B.v").read_text() == use
+    # The next run re-checks the proof against A.v as it is now, and writes it.
+    assert main(["prove", str(folder), "--generator", "tests.prove.stand_in:by_name",
+                 "--no-library-trace", "--write", "--quiet"]) == 0  # fmt: skip
+    assert "reflexivity" in (folder / "B.v").read_text()

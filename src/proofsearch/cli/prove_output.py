@@ -70,18 +70,29 @@ def write_back(
         from proofsearch.project.plan import digest, record_written
 
         written: dict[str, str] = {}
+        paths = {source.module: source.path for source in project.sources}
+        ours: dict[str, str] = {}  # module → sha256 of what this run wrote there
         for module, text in new_texts.items():
             source = files[module]
+            changed = plan.changed_load(module, paths, ours)  # during the rebuild: again
+            if changed is not None:
+                refused.append(files[changed].file)
+                why = f"{files[changed].file}, which {source.file} loads, changed since it was read"
+                for hole in by_module[module]:
+                    outcome.left[hole] = f"{why}: run prove again"
+                    del outcome.filled[hole]
+                continue
             why = _write_or_say_why(source, plan.digests[module], text, refused, unwritable)
             if why:
                 for hole in by_module[module]:
                     outcome.left[hole] = why
                     del outcome.filled[hole]
                 continue
+            ours[module] = digest(source.path.read_bytes())
             if all(hole.ender != "Defined." for hole in by_module[module]):
                 # Opaque proofs change nothing the file's other holes can use; a value
                 # that now computes does, so those holes are searched again.
-                written[plan.digests[module]] = digest(source.path.read_bytes())
+                written[plan.digests[module]] = ours[module]
         record_written(output, written)
     clock["write-back"] = time.perf_counter() - step - outcome.rebuild_seconds
     wall = time.perf_counter() - start
@@ -125,7 +136,11 @@ def write_back(
             f"{', '.join(lemmas)} (Print Assumptions); --strict leaves it Admitted"
         )
     for file in sorted(set(refused)):
-        print_error(console, f"{file} changed since it was traced: not written; run prove again")
+        print_error(
+            console,
+            f"{file} changed since it was read: neither it nor the files that load it were "
+            "written; run prove again",
+        )
     for file, why in sorted(unwritable.items()):
         print_error(
             console,

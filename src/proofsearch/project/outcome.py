@@ -212,12 +212,24 @@ def decide(
             outcome.left[hole] = why + whole
         else:
             outcome.left[hole] = why_left(hole, record, unwritten)
+    paths = {source.module: source.path for source in project.sources}
+    files = {source.module: source.file for source in project.sources}
     for module in sorted({hole.source.module for hole in found}):
         source = next(h.source for h in found if h.source.module == module)
         if file_changed(source.path, plan.digests[module]):
             outcome.changed_files.append(source.file)
             for hole in [h for h in found if h.source.module == module]:
                 outcome.left[hole] = f"{source.file} changed since it was read: run prove again"
+                del found[hole]
+            continue
+        changed = plan.changed_load(module, paths)
+        if changed is not None:  # the proof was found and is rebuilt against its old text
+            outcome.changed_files.append(files[changed])
+            for hole in [h for h in found if h.source.module == module]:
+                outcome.left[hole] = (
+                    f"{files[changed]}, which {source.file} loads, changed since it was read: "
+                    "run prove again"
+                )
                 del found[hole]
     admitted = plan.admitted_modules()
     requires = {module: plan.requires(module) for module in plan.graph}

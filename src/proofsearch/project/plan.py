@@ -148,6 +148,20 @@ class HolePlan:
             records += admit_records(hole, goals, record) if goals else [record]
         return records
 
+    def changed_load(
+        self, module: str, paths: Mapping[str, Path], written: Mapping[str, str] | None = None
+    ) -> str | None:
+        """A project module that ``module`` loads, directly or not, whose file changed
+        since it was read (``paths``: module → file; ``written``: module → sha256 of what
+        this run wrote there), or ``None``. A proof found and rebuilt against the text
+        read may not hold against the new one (audit 43-b: an edit to ``magic := 7``
+        during a run, and ``magic = 6`` was written ``Qed``)."""
+        expected = {**self.digests, **(written or {})}
+        for dep in self.requires(module):
+            if dep in paths and file_changed(paths[dep], expected[dep]):
+                return dep
+        return None
+
     def requires(self, module: str) -> list[str]:
         """The project's modules that ``module`` loads, directly or not (sorted)."""
         seen: set[str] = set()
