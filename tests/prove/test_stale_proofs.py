@@ -96,3 +96,22 @@ def test_a_proof_is_not_written_when_a_file_it_loads_is_edited_during_the_run(
     assert main(["prove", str(folder), "--generator", "tests.prove.stand_in:by_name",
                  "--no-library-trace", "--write", "--quiet"]) == 0  # fmt: skip
     assert "reflexivity" in (folder / "B.v").read_text()
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_a_hole_searched_again_for_an_edit_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A setting changed was said, an edit was not (audit 43-b: "searched again" with no
+    word why after a comment was added to a file the holes load)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
+    (folder / "A.v").write_text(BASE)
+    (folder / "B.v").write_text("From Stale Require Import A.\nLemma nope : Q 3.\nAdmitted.\n")
+    log = tmp_path / "asked.log"
+    assert "searched again" not in run(folder, log, capsys)
+    (folder / "A.v").write_text(BASE + "(* a comment *)\n")
+    said = run(folder, log, capsys)
+    assert "1 hole(s) left open by an earlier run are searched again: their file, or a " in said
+    assert "changed since (B.v:nope)" in said

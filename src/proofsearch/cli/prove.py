@@ -435,10 +435,19 @@ def _search(
         store = ResultsStore(output, resume=not overwrite, overwrite=overwrite)
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
-    suspect = forget_stale(store, records, read_written(output))
+    edited: list[str] = []
+    suspect = forget_stale(store, records, read_written(output), edited)
     if forget:
         forget_holes(store, records)
     console = message_console()
+    if edited and not args.quiet:
+        print_notice(
+            console,
+            f"{len(edited)} hole(s) left open by an earlier run are searched again: their "
+            f"file, or a file they load, changed since ({', '.join(edited[:3])}"
+            f"{', …' if len(edited) > 3 else ''})",
+            style="dim",
+        )
     if suspect:
         theorems = {t.name: t for t in loaded.theorems}
         refuted = recheck_proofs(store, suspect, records, theorems, prover_opts)

@@ -17,7 +17,10 @@ from proofsearch.cli.errors import CommandError
 
 
 def forget_stale(
-    store: Any, records: list[dict[str, Any]], written: Mapping[str, str] | None = None
+    store: Any,
+    records: list[dict[str, Any]],
+    written: Mapping[str, str] | None = None,
+    edited: list[str] | None = None,
 ) -> list[str]:
     """Earlier results are kept only for holes whose file has not changed since (but
     for ``prove --write`` filling other holes of it: ``written``, each file's sha256
@@ -26,7 +29,9 @@ def forget_stale(
     too when a project file it loads changed otherwise (an earlier hole filled with a
     value that now computes, ``Defined.``, or the user's edit): what it can use did.
     Returns the proved holes whose loaded files changed so: their proofs may no longer
-    hold (a lemma they use was restated), and are re-checked (:func:`recheck_proofs`)."""
+    hold (a lemma they use was restated), and are re-checked (:func:`recheck_proofs`).
+    ``edited`` gets the open holes searched again for an edit (theirs or a loaded file's),
+    so that the run can say why."""
     from proofsearch.project.plan import same_but_written
 
     now = {r["name"]: r for r in records}
@@ -42,6 +47,8 @@ def forget_stale(
         )
         proved = record.get("status") == "proved"
         if record.get("status") == "error" or stale_file or (stale_loads and not proved):
+            if edited is not None and record.get("status") != "error" and not proved:
+                edited.append(name)
             del existing[name]
         elif stale_loads:
             suspect.append(name)
