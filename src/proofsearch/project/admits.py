@@ -78,8 +78,10 @@ def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
         # A trace made before the goals at Admitted were recorded: the admits alone.
         return OpenGoals(admits, (), fixed) if admits else None
     rest = recorded[name]
-    if rest is None or not (admits or rest):
+    if rest is None:
         return None
+    # No admit and no goal left: the user's tactics prove it (``Admitted`` kept it open,
+    # perhaps because it uses a lemma still admitted): OpenGoals((), ()), nothing to search.
     return OpenGoals(admits, tuple(rest), fixed)
 
 

@@ -23,7 +23,7 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
     hole searched part by part, ``proof`` holds one block per ``admit.`` and per goal
     left at ``Admitted`` (see :mod:`.admits`)."""
     blocks = len(proof) >= max(len(hole.admits), 1) and all(p.startswith("{ ") for p in proof)
-    if hole.partial and blocks:
+    if hole.partial and (blocks or not proof):  # no block: the user's tactics prove it
         from proofsearch.project.admits import fill_admits
 
         return fill_admits(hole, proof)

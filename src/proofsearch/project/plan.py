@@ -37,6 +37,10 @@ class HolePlan:
     #: Modules that do not compile, and those that load one: their holes are not
     #: searched, and the rebuild leaves them out (the others are served all the same).
     unbuilt: set[str] = field(default_factory=set)
+    #: Holes whose own tactics leave no goal (the user wrote ``Admitted`` after a whole
+    #: proof): not searched, written with ``Qed`` in place of ``Admitted`` and checked by
+    #: the rebuild like every other fill (:meth:`theorem_records` finds them).
+    complete: list[Hole] = field(default_factory=list)
     #: Refuse holes whose type is data (theorem field ``propositions_only``). Not in a
     #: project without the prelude (HoTT, UniMath): its propositions are types (``paths
     #: x y : Type``), which the probe, asking for ``Prop``, would call data.
@@ -145,7 +149,10 @@ class HolePlan:
             if learn_from_project:
                 record["learn_from"] = sorted(self.graph)
             goals = open_goals(trace_dir, hole) if trace_dir and whole is None else None
-            records += admit_records(hole, goals, record) if goals else [record]
+            if goals is not None and not (goals.admits or goals.rest):
+                self.complete.append(hole)  # its tactics close it: only Qed to write
+            else:
+                records += admit_records(hole, goals, record) if goals else [record]
         return records
 
     def changed_load(
