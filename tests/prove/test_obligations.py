@@ -40,11 +40,7 @@ Admitted.
 """
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
 def test_obligations_are_holes_named_as_coq_will_or_by_their_line() -> None:

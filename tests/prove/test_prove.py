@@ -41,11 +41,7 @@ FILLED = {
 }
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
 def prove(*args: str) -> int:

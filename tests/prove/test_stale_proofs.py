@@ -19,11 +19,7 @@ Proof. exact p. Qed.
 USE = "From Stale Require Import A.\nLemma through_base : P 3.\nProof.\nAdmitted.\n"
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
 def run(folder: Path, log: Path, capsys: pytest.CaptureFixture[str]) -> str:

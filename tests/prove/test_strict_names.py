@@ -21,11 +21,7 @@ End Ch.
 LATER = "Require Import Mini.A.\nLemma uses_base : True.\nProof. Admitted.\n"
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
 def test_strict_leaves_a_begun_proof_resting_on_an_admitted_lemma(

@@ -10,12 +10,7 @@ import pytest
 
 from proofsearch.cli import main
 
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
 def project(tmp_path: Path) -> Path:
