@@ -45,12 +45,14 @@ def test_a_proof_through_a_restated_lemma_is_rechecked_and_searched_again(
     log = tmp_path / "asked.log"
     out = run(folder, log, capsys)
     assert "exact (base 3)" in out  # the dry run's diff
+    assert "keep an earlier run's result" not in out
     # An edit to A.v that changes nothing B's proof uses: re-checked, kept, not searched.
     (folder / "A.v").write_text(BASE + "(* a comment *)\n")
     log.unlink()
     out = run(folder, log, capsys)
     assert "exact (base 3)" in out and "no longer check" not in out
     assert not log.exists()
+    assert "1 of the 1 hole(s) and part(s) keep an earlier run's result" in out
     # Restated: the proof no longer checks, so the hole is searched again (and left).
     (folder / "A.v").write_text(
         BASE.replace("forall n, P n.\nProof. exact p.", "forall n, Q n.\nProof. exact q.")

@@ -221,7 +221,9 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     )
     retry = _unfinished_records(args, plan, results, console)
     if retry:
-        more, searched_more = _search(args, project, retry, output, indexes, overwrite=False)
+        more, searched_more = _search(
+            args, project, retry, output, indexes, overwrite=False, say_reused=False
+        )
         results.update(more)
         searched += searched_more
         records += retry
@@ -385,6 +387,7 @@ def _search(
     indexes: list[str],
     overwrite: bool,
     forget: bool = False,
+    say_reused: bool = True,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Search the holes not done yet: (every hole's result, the names searched now).
     ``overwrite``: forget the results file's earlier lines first; ``forget``: only
@@ -463,6 +466,15 @@ def _search(
     if retried and not args.quiet:
         print_notice(console, retried)
     todo = [t for t in loaded.theorems if not store.done(t.name)]
+    reused = len(loaded.theorems) - len(todo)
+    if reused and say_reused and not args.quiet:  # a resumed run said nothing of it
+        print_notice(
+            console,
+            f"{reused} of the {len(loaded.theorems)} hole(s) and part(s) keep an earlier "
+            "run's result (docs/prove.md says when one is kept); --overwrite searches them "
+            "again",
+            style="dim",
+        )
     if todo:
         try:
             preflight("coq", prover_opts, check=True)
