@@ -272,20 +272,14 @@ def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: Ho
 
     from proofsearch.project.config import project_key
     from proofsearch.project.learn import cache_root
-    from proofsearch.trace.runner import coq_version
-    from proofsearch.trace.shards import shard_key
+    from proofsearch.trace.runner import coq_version, source_key
     from proofsearch.trace.sources import SourceError
 
     trace_dir = cache_root() / "prove" / project_key(project) / "trace"
     if not any(hole.is_obligation for hole in plan.all_holes) or not trace_dir.is_dir():
         return plan
     version = coq_version(args.coqc)
-    keys = {
-        source.module: shard_key(
-            source.path.read_bytes(), (*project.args, *source.extra_args), version
-        )
-        for source in project.sources
-    }
+    keys = {source.module: source_key(project, source, version) for source in project.sources}
     named = copy.copy(plan)
     named.traced_admitted = dict(plan.traced_admitted)
     try:

@@ -56,7 +56,8 @@ def json_lines(lines: Iterable[str | bytes], source: str | Path) -> Iterator[Jso
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             yield JsonLine(str(source), number, error=exc)
             continue
-        if _ESCAPE in (raw if isinstance(raw, bytes) else raw.encode()).lower():
+        data = raw if isinstance(raw, bytes) else raw.encode()
+        if b"\\ud" in data or b"\\uD" in data:  # a surrogate's escape, lone or paired
             try:  # "\ud800" alone decodes to no character: nothing downstream can write it
                 json.dumps(value, ensure_ascii=False).encode("utf-8")
             except UnicodeEncodeError:
@@ -64,10 +65,6 @@ def json_lines(lines: Iterable[str | bytes], source: str | Path) -> Iterator[Jso
                 yield JsonLine(str(source), number, error=no_text)
                 continue
         yield JsonLine(str(source), number, value)
-
-
-#: How a surrogate, lone or paired, is written in JSON (lower-cased).
-_ESCAPE = b"\\ud"
 
 
 def read_json_lines(path: str | Path, unreadable: Callable[[str], Exception]) -> Iterator[JsonLine]:

@@ -252,6 +252,12 @@ def _working_folder(project: Project, out: Path, coqc: str) -> str:
     return str(out.resolve())
 
 
+def source_key(project: Project, source: Source, version: str) -> str:
+    """The key a fresh shard of ``source`` has: its bytes, the project's and its own
+    Coq arguments, the Coq version (``prove --list`` reads an earlier trace with it)."""
+    return shard_key(source.path.read_bytes(), (*project.args, *source.extra_args), version)
+
+
 def plan(
     project: Project,
     out: Path,
@@ -276,8 +282,7 @@ def plan(
     cwd = _working_folder(project, Path(out), coqc)
     for module in ordered:
         source = by_module[module]
-        args = (*project.args, *source.extra_args)
-        key = shard_key(source.path.read_bytes(), args, version)
+        key = source_key(project, source, version)
         old = read_record(trace_dir, module)
         job = Job(
             source=source,
