@@ -25,6 +25,7 @@ import proofsearch.project.written_proofs as written
 from proofsearch.data.theorems import parse_theorem_lines
 from proofsearch.project.config import load_project, project_key
 from proofsearch.project.learn import cache_root
+from proofsearch.trace.sources import SourceError
 
 
 def main() -> None:
@@ -34,8 +35,13 @@ def main() -> None:
     parser.add_argument("--coqc", default="coqc")
     parser.add_argument("--timeout", type=float, default=60.0, help="check timeout (s)")
     args = parser.parse_args()
-    project = load_project([args.project], [], args.coqc)
+    try:
+        project = load_project([args.project], [], args.coqc)
+    except SourceError as exc:
+        parser.error(str(exc))
     theorems_path = cache_root() / "prove" / project_key(project) / "theorems.jsonl"
+    if not theorems_path.is_file() or not args.results.is_file():
+        parser.error(f"run `proofsearch prove {args.project} -o {args.results}` first")
     lines = theorems_path.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
     theorems = {t.name: t for t in parse_theorem_lines(lines, str(theorems_path)).theorems}
