@@ -68,6 +68,34 @@ def test_a_generator_failing_on_every_theorem_stops_the_run(
     assert not out.exists()
 
 
+def test_a_generator_that_never_answers_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model server that takes the connection and never answers: each call is cut at
+    the theorem's deadline (the theorem does not wait for the client's 60 s limit), and
+    the first theorems all so stop the run with one line, nothing written."""
+    import socket
+    import time
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # connections complete in the backlog; nothing is ever read
+        port = silent.getsockname()[1]
+        path = theorems(tmp_path, ["", "", "", ""])
+        out = tmp_path / "r.jsonl"
+        client = ["--generator", "openai", "--base-url", f"http://127.0.0.1:{port}/v1"]
+        start = time.perf_counter()
+        assert main(["search", str(path), "-o", str(out), *client, "--timeout", "1"]) == 1
+        assert time.perf_counter() - start < 40  # three theorems of 1 s, not 3 × 60 s
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert line.startswith(
+        f"proofsearch search: {path}: the first 3 theorem(s) got no answer from the tactic "
+        "generator"
+    )
+    assert "within the theorem's budget (--timeout)" in line and "--base-url" in line
+    assert not out.exists()
+
+
 def test_a_theorem_that_opens_turns_the_rule_off(tmp_path: Path) -> None:
     path = theorems(tmp_path, ["", MISSING, MISSING, MISSING, MISSING])
     out = tmp_path / "r.jsonl"

@@ -155,3 +155,20 @@ def test_a_schedule_runs_its_stages_on_ray(local_ray: None, generator_actors: in
     (result,) = run_search(spec, [Theorem("t", "Lemma t : True.")], options)
     assert result.status.value == "proved" and result.proof == ["exact probe_suffix"]
     assert result.to_record()["header_suffix"] == "Definition probe_suffix := I."
+
+
+def test_a_slow_generator_actor_is_cut_at_the_theorems_deadline(local_ray: None) -> None:
+    """A prover actor waits for a shared generator actor no longer than the theorem's
+    deadline: a 60 s answer cannot hold a 2 s theorem (audit 43-a, D2)."""
+    from proofsearch.search.result import GENERATOR_CUT
+    from proofsearch.theorem import Theorem
+
+    spec = WorkerSpec(
+        generator="tests.distributed.schedule_probe:make_slow",
+        search=SearchConfig(timeout=2),
+    )
+    options = DistributionOptions(workers=1, generator_actors=1, generator_cpus=0.5, force_ray=True)
+    (result,) = run_search(spec, [Theorem("t", "Lemma t : True.")], options)
+    assert result.status.value == "open"
+    assert result.extra.get(GENERATOR_CUT) is True
+    assert result.total_time < 30  # not the 60 s answer

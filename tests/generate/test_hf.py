@@ -337,3 +337,30 @@ def test_checkpoint_generation_settings_cannot_bend_scores(
     # no_repeat_ngram_size=1 would forbid any repeated token; the steered model repeats.
     repeats = [c for a in answers for c in a if len(set(c.token_ids)) < len(c.token_ids)]
     assert repeats
+
+
+def test_a_call_for_a_search_stops_decoding_at_its_deadline(
+    tiny_models: TinyModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside a search's call, decoding is bounded by the time left (``max_time``), and a
+    call made after the deadline decodes nothing; outside one nothing is bounded."""
+    import time
+
+    from proofsearch.generate.base import AnswerDeadline, answer_by
+
+    generator = _generator(tiny_models, "gpt2")
+    limits: list[float | None] = []
+    original = generator.model.generate
+
+    def recording(*args: object, **kwargs: object) -> object:
+        limits.append(kwargs["generation_config"].max_time)  # type: ignore[attr-defined]
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(generator.model, "generate", recording)
+    plain = generator.generate(GOALS[0], THEOREM, 4)
+    with answer_by(time.perf_counter() + 30.0):
+        assert generator.generate(GOALS[0], THEOREM, 4) == plain  # in time: the same
+    with answer_by(time.perf_counter() - 1.0), pytest.raises(AnswerDeadline):
+        generator.generate(GOALS[0], THEOREM, 4)
+    assert len(limits) == 2 and limits[0] is None
+    assert limits[1] is not None and 25.0 < limits[1] <= 30.0

@@ -20,7 +20,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 import httpx
 
-from proofsearch.generate.base import GenerationRequest
+from proofsearch.generate.base import AnswerDeadline, GenerationRequest, answer_by
 from proofsearch.generate.hf import FinishReason as Finish
 from proofsearch.generate.hf import HFTacticGenerator
 from proofsearch.generate.openai import (
@@ -315,6 +315,36 @@ def test_read_timeout_is_reported_and_not_retried(
             asyncio.run(client.agenerate(GOALS[0], THEOREM, 5))
         time.sleep(0.1)
     assert len(handler.seen) == 2  # one sync and one async attempt, no retries
+
+
+def test_a_call_for_a_search_waits_no_longer_than_its_deadline(
+    served: HFTacticGenerator, slept: RecordedSleeps
+) -> None:
+    """A server slower than the theorem's budget: the call is cut at the search's deadline
+    (AnswerDeadline, not a server failure), however long the 'timeout' option, and a
+    back-off that would outlast the deadline is not slept (audit 43-a, D2)."""
+    handler = _scripted(delay=3.0)
+    with running(make_server(served, model_name="tiny", handler=handler)) as live:
+        client = _client(live.url, timeout=60, max_retries=3)
+        start = time.perf_counter()
+        with answer_by(time.perf_counter() + 0.5), pytest.raises(AnswerDeadline):
+            client.generate(GOALS[0], THEOREM, 5)
+        assert time.perf_counter() - start < 2.5  # not the server's 3 s
+        with answer_by(time.perf_counter() + 0.5), pytest.raises(AnswerDeadline):
+            asyncio.run(client.agenerate(GOALS[0], THEOREM, 5))
+        assert time.perf_counter() - start < 5.0
+        time.sleep(0.1)
+    assert len(handler.seen) == 2 and slept.sleeps == []
+    handler = _scripted(script=[(503, {"Retry-After": "2"})])
+    with running(make_server(served, model_name="tiny", handler=handler)) as live:
+        client = _client(live.url, max_backoff=5, max_retries=3)
+        with answer_by(time.perf_counter() + 1.0), pytest.raises(AnswerDeadline, match="retry"):
+            client.generate(GOALS[0], THEOREM, 5)
+        assert slept.sleeps == []
+        with answer_by(time.perf_counter() - 1.0), pytest.raises(AnswerDeadline):
+            client.generate(GOALS[0], THEOREM, 5)  # no time left: nothing is sent
+        assert len(handler.seen) == 1
+        assert client.generate(GOALS[0], THEOREM, 5)  # outside a search: no deadline
 
 
 def test_server_refusals_reach_the_caller(server: CompletionHTTPServer) -> None:

@@ -387,3 +387,38 @@ def test_a_generator_call_that_returns_past_the_deadline_is_recorded() -> None:
     note = generator_late_note([result.to_record()])
     assert note is not None and note.startswith("1 theorem(s) ran past --timeout waiting")
     assert generator_late_note([{"name": "t", "status": "open"}]) is None
+
+
+def test_a_generator_call_cut_at_the_deadline_ends_the_theorem_on_time() -> None:
+    """A generator that bounds its wait by the search's deadline (a model server's
+    client, a generator actor's) stops at the deadline: the theorem ends ``open`` on
+    time, the cut is recorded, and the run's note says the generator was too slow."""
+    from proofsearch.cli.search import generator_late_note
+    from proofsearch.generate.base import AnswerDeadline, time_left, wait_bound
+    from proofsearch.search.result import GENERATOR_CUT, GENERATOR_LATE
+
+    waits: list[float] = []
+
+    class Server(TacticGenerator):
+        """Answers the root at once and then takes 30 s for each answer."""
+
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            if goals == "goal root":
+                return [Suggestion("a", -0.1)]
+            wait, cut = wait_bound(30.0)
+            waits.append(wait)
+            time.sleep(wait)
+            if cut:
+                raise AnswerDeadline("cut")
+            return []
+
+    prover = GraphProver({"root": {"a": "A"}, "A": {}})
+    start = time.perf_counter()
+    result = BestFirstSearchProver(prover, Server(), SearchConfig(timeout=0.5)).search(THEOREM)
+    assert time.perf_counter() - start < 15  # not the 30 s answer
+    assert result.status is Status.OPEN and result.num_searched_nodes == 2
+    assert len(waits) == 1 and 0 < waits[0] <= 0.5
+    assert result.extra[GENERATOR_CUT] is True and GENERATOR_LATE not in result.extra
+    note = generator_late_note([result.to_record()])
+    assert note is not None and "was still answering (its call was cut" in note
+    assert time_left() is None  # outside a search's call there is no deadline

@@ -7,7 +7,8 @@ reason is only inside the results file. So does a tactic generator that cannot w
 model server not started or still loading, a wrong model name, a request limit the
 server refuses). The rule: when the first :data:`HEADER_FAILURES_TO_STOP` results of a
 run (or all of them, in a smaller run) are theorems that failed to open, or whose
-generator failed, with the same message, the run stops with one line naming the
+generator failed (or answered nothing within the theorem's budget), with the same
+message, the run stops with one line naming the
 theorem file, the first such theorem, the message and the fix (exit 1). Those results
 are held back, not written, so ``--resume`` searches them again once the cause is
 fixed. As soon as one theorem opens and searches (or fails differently), the held
@@ -21,7 +22,12 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from proofsearch.search.result import GENERATOR_ERROR, OPEN_ERROR, STARTUP_ERROR
+from proofsearch.search.result import (
+    GENERATOR_ERROR,
+    GENERATOR_UNANSWERED,
+    OPEN_ERROR,
+    STARTUP_ERROR,
+)
 
 if TYPE_CHECKING:
     from proofsearch.distributed.run import ResultSink
@@ -71,12 +77,12 @@ class HeaderWatch:
         if self.decided or record.get(STARTUP_ERROR):  # a prover that cannot start: not ours
             self.sink.append(record)
             return
-        kind = OPEN_ERROR if record.get(OPEN_ERROR) else GENERATOR_ERROR
-        if record.get(kind):
-            message = _shape(_one_line(str(record.get("error") or "")))
+        kind = _failure_kind(record)
+        if kind is not None:
+            message = _shape(_message(record))
             first = self.held[0] if self.held else None
             if first is None or (
-                first.get(kind) and _shape(_one_line(str(first.get("error") or ""))) == message
+                _failure_kind(first) == kind and _shape(_message(first)) == message
             ):
                 self.held.append(record)
                 if len(self.held) >= self.limit:
@@ -96,8 +102,10 @@ class HeaderWatch:
         first = self.held[0]
         name = str(first["name"])
         where = self.sources.get(name) or self.theorem_file
-        message = _one_line(str(first.get("error") or ""))
-        if first.get(GENERATOR_ERROR):
+        message = _message(first)
+        if first.get(GENERATOR_UNANSWERED):
+            what, fix = "got no answer from the tactic generator", UNANSWERED_FIX
+        elif first.get(GENERATOR_ERROR):
             what, fix = "failed in the tactic generator", GENERATOR_FIX
         else:
             what, fix = "failed to open", self.fix
@@ -107,6 +115,26 @@ class HeaderWatch:
             f"{fix}, then run again with --resume (these theorems were not written)"
         )
 
+
+def _failure_kind(record: Mapping[str, Any]) -> str | None:
+    """Which of the failures the rule counts ``record`` is, if any."""
+    for kind in (OPEN_ERROR, GENERATOR_ERROR, GENERATOR_UNANSWERED):
+        if record.get(kind):
+            return kind
+    return None
+
+
+def _message(record: Mapping[str, Any]) -> str:
+    if record.get(GENERATOR_UNANSWERED):
+        return "the generator answered no call within the theorem's budget (--timeout)"
+    return _one_line(str(record.get("error") or ""))
+
+
+#: How to fix a generator that answers nothing within a theorem's budget.
+UNANSWERED_FIX = (
+    "check that the generator's server is up and answering (--base-url), "
+    "or give the theorems a longer --timeout"
+)
 
 #: How to fix a generator that fails on every theorem.
 GENERATOR_FIX = (

@@ -530,18 +530,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def generator_late_note(records: Sequence[dict[str, Any]]) -> str | None:
-    """A line when theorems ran past ``--timeout`` waiting for the tactic generator (a
-    slow model server): the search cannot cut a call short, so say what to bound."""
-    from proofsearch.search.result import GENERATOR_LATE
+    """A line when the tactic generator was too slow for ``--timeout``: its calls were
+    cut at the deadline (a model server), or returned past it (a generator that cannot
+    be cut); a user who sees only open theorems learns what to change."""
+    from proofsearch.search.result import GENERATOR_CUT, GENERATOR_LATE
 
+    cut = sum(1 for r in records if r.get(GENERATOR_CUT))
     late = [float(r[GENERATOR_LATE]) for r in records if r.get(GENERATOR_LATE)]
-    if not late:
-        return None
-    return (
-        f"{len(late)} theorem(s) ran past --timeout waiting for the tactic generator (up to "
-        f"{max(late):.1f} s late: a call is not cut at the deadline); give its calls a "
-        "shorter limit (openai: --gen-option timeout=N) or the theorems a longer --timeout"
-    )
+    if late:
+        return (
+            f"{len(late)} theorem(s) ran past --timeout waiting for the tactic generator (up "
+            f"to {max(late):.1f} s late: this generator's calls cannot be cut at the "
+            "deadline); give its calls a shorter limit or the theorems a longer --timeout"
+        )
+    if cut:
+        return (
+            f"in {cut} theorem(s) the deadline came while the tactic generator was still "
+            "answering (its call was cut, the theorem ended on time): the generator is too "
+            "slow for this --timeout; give a longer --timeout or a faster server"
+        )
+    return None
 
 
 def guard_note(records: Sequence[dict[str, Any]]) -> str | None:

@@ -19,15 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
-from ray.exceptions import RayActorError
+from ray.exceptions import GetTimeoutError, RayActorError
 
-from proofsearch.generate.base import GenerationRequest, Suggestion, TacticGenerator
+from proofsearch.generate.base import (
+    AnswerDeadline,
+    GenerationRequest,
+    Suggestion,
+    TacticGenerator,
+    wait_bound,
+)
 from proofsearch.generate.registry import make_generator
 from proofsearch.theorem import Theorem
 
@@ -196,7 +203,8 @@ class RemoteGenerator(TacticGenerator):
     def generate_stage(self, goals: str, theorem: Theorem, n: int, stage: int) -> list[Suggestion]:
         """Ask a generator actor for ``n`` tactics from stage ``stage`` of its schedule."""
         result: list[Suggestion] = self._call(
-            lambda actor: actor.generate.remote(goals, theorem, n, self.client, stage)
+            lambda actor: actor.generate.remote(goals, theorem, n, self.client, stage),
+            bounded=True,
         )
         return result
 
@@ -212,13 +220,20 @@ class RemoteGenerator(TacticGenerator):
         stage.stochastic = self._stochastic[index]
         return stage
 
-    def _call(self, send: Callable[[Any], Any]) -> Any:
-        """``send`` to this client's generator actor; a dead one is replaced and asked again."""
+    def _call(self, send: Callable[[Any], Any], bounded: bool = False) -> Any:
+        """``send`` to this client's generator actor; a dead one is replaced and asked again.
+        ``bounded``: wait no longer than the search's deadline (the actor's answer, once
+        it comes, is dropped)."""
         last: Exception | None = None
         for _ in range(self.max_retries + 1):
             index = self.slot % len(self.actors)
+            wait, cut = wait_bound(math.inf) if bounded else (math.inf, False)
             try:
-                return ray.get(send(self.actors[index]))
+                return ray.get(send(self.actors[index]), timeout=wait if cut else None)
+            except GetTimeoutError as exc:
+                raise AnswerDeadline(
+                    "the search's deadline came before the actor answered"
+                ) from exc
             except RayActorError as exc:
                 last = exc
                 self.actors, self.generation = ray.get(

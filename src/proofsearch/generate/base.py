@@ -4,13 +4,21 @@ Generators know nothing of prover processes or Ray. The search calls :meth:`gene
 servers that see many requests at once (a Ray generator actor, an HTTP front) call
 :meth:`generate_batch`, which model generators override to run one batched forward
 pass; :meth:`agenerate` lets asynchronous callers wait without blocking a thread.
+
+A call made for a search carries the search's deadline (:func:`answer_by`): a generator
+that waits on something else (a model server, a generator actor) bounds its wait by
+:func:`time_left` and raises :class:`AnswerDeadline` when the time is up, so a slow
+server cannot make a theorem overrun its ``--timeout``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from proofsearch.theorem import Theorem
@@ -33,6 +41,44 @@ class GenerationRequest:
     n: int
     #: Which stage of the generator's schedule answers (0 without a schedule).
     stage: int = 0
+
+
+class AnswerDeadline(TimeoutError):
+    """The caller's deadline came while the generator waited for its answer: the
+    theorem's time is up, which is no failure of the generator."""
+
+
+#: When (``time.perf_counter()``) the current call's caller needs its answer.
+_ANSWER_BY: ContextVar[float | None] = ContextVar("answer_by", default=None)
+
+
+@contextmanager
+def answer_by(deadline: float | None) -> Iterator[None]:
+    """Make ``deadline`` the time by which the generator calls made inside need their
+    answer (the context goes with ``asyncio`` tasks and ``asyncio.to_thread``)."""
+    token = _ANSWER_BY.set(deadline)
+    try:
+        yield
+    finally:
+        _ANSWER_BY.reset(token)
+
+
+def time_left() -> float | None:
+    """Seconds until the caller's deadline (≤ 0: passed); None when the call has none."""
+    deadline = _ANSWER_BY.get()
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def wait_bound(limit: float) -> tuple[float, bool]:
+    """The seconds a generator may wait for something that it would wait ``limit`` for,
+    and whether the caller's deadline is what bounds it; raises :class:`AnswerDeadline`
+    when no time is left."""
+    left = time_left()
+    if left is None or left >= limit:
+        return limit, False
+    if left <= 0:
+        raise AnswerDeadline("the search's deadline came before the generator answered")
+    return left, True
 
 
 class TacticGenerator(ABC):

@@ -40,6 +40,7 @@ from proofsearch.generate.base import (
     GenerationRequest,
     Suggestion,
     best_unique,
+    wait_bound,
 )
 from proofsearch.generate.prompt import (
     CAUSAL_TEMPLATE,
@@ -469,9 +470,12 @@ class HFTacticGenerator(TokenizedPrompts, BatchTacticGenerator):
         output_scores: bool,
         decoding: dict[str, Any],
     ) -> GenerationConfig:
-        """A configuration holding only what is asked (no checkpoint defaults)."""
+        """A configuration holding only what is asked (no checkpoint defaults); a call
+        made for a search stops decoding at the search's deadline (``max_time``)."""
+        left, cut = wait_bound(math.inf)
         return GenerationConfig(
             max_new_tokens=steps,
+            max_time=left if cut else None,
             num_return_sequences=n,
             num_beams=n if beam else 1,
             do_sample=self.strategy == "sample",

@@ -16,7 +16,10 @@ provers do not retry in step; a ``Retry-After`` header is honoured up to
 ``max_backoff``), at most ``max_retries`` times. A read timeout is *not* retried: the
 server has the request and is working on it, and sending it again only adds load; the
 caller sees :class:`OpenAITimeoutError` after ``timeout`` seconds. Other 4xx answers are
-the request's fault and raise :class:`OpenAIHTTPError` at once.
+the request's fault and raise :class:`OpenAIHTTPError` at once. A call made for a
+search waits no longer than the search's deadline (its limits, back-offs and retries
+included): then it raises :class:`~proofsearch.generate.base.AnswerDeadline`, and the
+theorem ends on time.
 
 The API key is read from the environment variable named by ``api_key_env``
 (``OPENAI_API_KEY``); it is sent as ``Authorization: Bearer`` when set and never
@@ -40,7 +43,14 @@ from typing import Any
 
 import httpx
 
-from proofsearch.generate.base import GenerationRequest, Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.base import (
+    AnswerDeadline,
+    GenerationRequest,
+    Suggestion,
+    TacticGenerator,
+    best_unique,
+    wait_bound,
+)
 from proofsearch.generate.prompt import CAUSAL_TEMPLATE, check_side, check_template, cut_text, fill
 from proofsearch.theorem import Theorem
 
@@ -223,31 +233,42 @@ class OpenAITacticGenerator(TacticGenerator):
         a GET (``/models``), retried the same way (a server still loading its model)."""
         client = self._client_sync()
         for attempt in itertools.count():
+            limits, cut = self._limits()
             try:
                 sent: _Sent = (
-                    client.get(path, headers=self._headers())
+                    client.get(path, headers=self._headers(), timeout=limits)
                     if body is None
-                    else client.post(path, json=body, headers=self._headers())
+                    else client.post(path, json=body, headers=self._headers(), timeout=limits)
                 )
             except httpx.TransportError as error:
-                sent = error
+                sent = _cut_or(error, cut)
             if isinstance(answer := self._retry(attempt, sent), httpx.Response):
                 return self._json(answer)
-            time.sleep(answer)
+            time.sleep(_backoff_in_time(answer))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _apost(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The asynchronous :meth:`_post`, on an ``httpx.AsyncClient`` of this loop."""
         client = self._client_async()
         for attempt in itertools.count():
+            limits, cut = self._limits()
             try:
-                sent: _Sent = await client.post(path, json=body, headers=self._headers())
+                sent: _Sent = await client.post(
+                    path, json=body, headers=self._headers(), timeout=limits
+                )
             except httpx.TransportError as error:
-                sent = error
+                sent = _cut_or(error, cut)
             if isinstance(answer := self._retry(attempt, sent), httpx.Response):
                 return self._json(answer)
-            await asyncio.sleep(answer)
+            await asyncio.sleep(_backoff_in_time(answer))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _limits(self) -> tuple[httpx.Timeout, bool]:
+        """This attempt's time limits: the configured ones, or the time left before the
+        search's deadline where that is shorter (True: a timeout is then the deadline's)."""
+        read, cut = wait_bound(self._timeout.read or math.inf)
+        connect = min(self._timeout.connect or math.inf, read)
+        return httpx.Timeout(read, connect=connect), cut
 
     def _retry(self, attempt: int, outcome: _Sent) -> httpx.Response | float:
         """The retry policy of :meth:`_post` and :meth:`_apost`: after attempt number
@@ -436,6 +457,22 @@ class OpenAITacticGenerator(TacticGenerator):
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def _cut_or(error: httpx.TransportError, cut: bool) -> httpx.TransportError:
+    """``error``, unless it is a timeout that the search's deadline set (``cut``): the
+    theorem's time is up, no failure of the server."""
+    if cut and isinstance(error, httpx.TimeoutException):
+        raise AnswerDeadline("the search's deadline came while the server answered") from error
+    return error
+
+
+def _backoff_in_time(delay: float) -> float:
+    """``delay``, the back-off before a retry, unless the search's deadline comes first
+    (then there is no time to retry: :class:`AnswerDeadline`)."""
+    if wait_bound(delay)[1]:
+        raise AnswerDeadline("the search's deadline came before a retry")
+    return delay
 
 
 def _describe(error: Exception) -> str:

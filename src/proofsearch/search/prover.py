@@ -47,12 +47,14 @@ from proofsearch.env.base import (
     TacticError,
     TacticTimeout,
 )
-from proofsearch.generate.base import Suggestion, TacticGenerator
+from proofsearch.generate.base import AnswerDeadline, Suggestion, TacticGenerator, answer_by
 from proofsearch.search.result import (
     CHECK_DISAGREEMENT,
     FIRST_REFUSAL,
+    GENERATOR_CUT,
     GENERATOR_ERROR,
     GENERATOR_LATE,
+    GENERATOR_UNANSWERED,
     GUARD_REFUSALS,
     LATE_GENERATOR_S,
     OPEN_ERROR,
@@ -407,6 +409,8 @@ class BestFirstSearchProver:
         rejections: list[SearchResult] = []
         #: How far past the deadline the generator's last call returned (≤ 0: before).
         late = float("-inf")
+        #: Whether the deadline cut the generator's last call short.
+        cut = False
         while True:
             if (
                 config.max_expansions is not None
@@ -426,10 +430,13 @@ class BestFirstSearchProver:
             expansions += 1
             width = node.width = node.next_width(config.num_sampled_tactics, config.widest)
             try:
-                with clock.actor.running():
+                with clock.actor.running(), answer_by(deadline):
                     suggestions = generator.generate(node.state.text, theorem, width)
                 late = max(late, time.perf_counter() - deadline)
                 _check_suggestions(suggestions)
+            except AnswerDeadline:  # the time ran out while the generator waited
+                cut = True
+                break
             except Exception as exc:  # a generator's failure ends this theorem, not the run
                 failed = self._finish(
                     theorem, Status.ERROR, clock, tree, expansions,
@@ -481,8 +488,12 @@ class BestFirstSearchProver:
                 result.extra[UNFINISHED_PROOF] = unfinished[0]
         if widenings:
             result.extra["widenings"] = widenings
-        if late > LATE_GENERATOR_S:  # the generator's call is not cut at the deadline
+        if late > LATE_GENERATOR_S:  # a generator that does not honour answer_by
             result.extra[GENERATOR_LATE] = round(late, 3)
+        if cut:
+            result.extra[GENERATOR_CUT] = True
+            if expansions == 1:
+                result.extra[GENERATOR_UNANSWERED] = True
         if learn and result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
             if learned is not None:

@@ -45,9 +45,17 @@ OPEN_ERROR = "open_error"
 GENERATOR_ERROR = "generator_error"
 
 #: Record field: seconds past the theorem's deadline at which the tactic generator's
-#: last call returned (a slow model server: the search cannot cut a call short, so the
-#: theorem took that much more than ``--timeout``). Absent when it returned in time.
+#: last call returned (a generator that does not bound its wait by the search's deadline,
+#: such as an in-process vLLM engine or a user's own: the theorem took that much more
+#: than ``--timeout``). Absent when it returned in time.
 GENERATOR_LATE = "generator_late_s"
+#: Record field, true when the deadline cut the generator's last call short (a model
+#: server slower than the theorem's budget allows; the theorem ended on time).
+GENERATOR_CUT = "generator_cut"
+#: Record field, true when the deadline cut the generator's first call: it answered
+#: nothing in the theorem's budget (a server that hangs, or one far too slow). The first
+#: theorems of a run all so stop it, as generator errors do (:mod:`proofsearch.cli.header_watch`).
+GENERATOR_UNANSWERED = "generator_unanswered"
 #: Record fields: how many suggestions the prover's guard refused (a cheat, a command
 #: such as ``Admitted`` or ``Axiom``), and the first with its reason. Absent when none.
 GUARD_REFUSALS = "guard_refusals"
