@@ -18,7 +18,8 @@
 #
 # Needs root (debootstrap, chroot, namespaces) and the network to build a root; a
 # cached root runs offline. Environment: COQ_RELEASES="trixie sid", DEBIAN_MIRROR,
-# PYTEST_ARGS (extra pytest arguments). Logs: $PROOFSEARCH_ROOTS/logs.
+# PYTEST_ARGS (extra pytest arguments, split as a shell would: PYTEST_ARGS='-k "a or b"').
+# Logs: $PROOFSEARCH_ROOTS/logs.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +48,13 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 mkdir -p "$CACHE" "$LOGS"
+# PYTEST_ARGS as words, quotes honoured (no expansion: it is not evaluated).
+PYTEST_WORDS=()
+if [ -n "${PYTEST_ARGS:-}" ]; then
+    mapfile -d '' -t PYTEST_WORDS < <(python3 -c \
+        'import shlex, sys; sys.stdout.write("".join(w + "\0" for w in shlex.split(sys.argv[1])))' \
+        "$PYTEST_ARGS")
+fi
 
 # The package's dependencies and its [dev] extra, read from pyproject.toml.
 requirements() {
@@ -173,7 +181,7 @@ run_release() {
         python -c "import json,sys; r=[json.loads(l) for l in open(\"/tmp/demo.jsonl\")];
 print(\"demo-proved\", sum(x[\"status\"]==\"proved\" for x in r), len(r))"
         cat /tmp/pytest.log /tmp/demo.log >&2
-    ' tests "${TESTS[@]}" ${PYTEST_ARGS:-} >"$log.out" 2>"$log" || true
+    ' tests "${TESTS[@]}" "${PYTEST_WORDS[@]}" >"$log.out" 2>"$log" || true
     local summary tests_exit demo_exit check_exit proved
     tests_exit=$(awk '/^pytest-exit/ {print $2}' "$log.out")
     summary=$(sed -n 's/^pytest-summary //p' "$log.out" | sed 's/^=* *//; s/ *=*$//')
