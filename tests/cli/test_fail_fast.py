@@ -171,3 +171,51 @@ def test_an_index_that_is_not_a_trace_is_refused_on_one_line(tmp_path: Path) -> 
     assert len(lines) == 1
     assert f"--index {not_a_trace}: not a trace folder" in lines[0]
     assert not out.exists()
+
+
+def rocq_front_end(tmp_path: Path) -> str:
+    """Rocq 9's ``rocq``: the real one where installed (Rocq 9 roots), else a stand-in that
+    answers as it does: ``--version`` like ``coqc``, and any other first argument
+    "Unknown subcommand" (exit 1)."""
+    real = shutil.which("rocq")
+    if real is not None:
+        return real
+    coqc = shutil.which("coqc")
+    assert coqc is not None
+    script = tmp_path / "bin" / "rocq"
+    script.parent.mkdir()
+    script.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = --version ]; then exec "{coqc}" --version; fi\n'
+        'echo "Unknown subcommand $1" >&2\necho "Usage: rocq <subcommand> ..." >&2\nexit 1\n'
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_rocq_front_end_as_coqc_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--coqc rocq`` answered ``--version``, so a whole run was searched and every proof
+    then "rejected" by the re-check ("Unknown subcommand -native-compiler"), counted as
+    a search/check disagreement, exit 0 (audit 45). search, check and prove now refuse it
+    in one line naming the fix."""
+    from proofsearch.cli import main
+
+    rocq = rocq_front_end(tmp_path)
+    out = tmp_path / "r.jsonl"
+    done = search(str(theorem_file(tmp_path)), "-o", str(out), *FIXED, "--coqc", rocq)
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert f"--coqc {rocq} is Rocq's front end, not its compiler" in line
+    assert "give --coqc coqc" in line and not out.exists()
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "A.v").write_text("Lemma a : True.\nAdmitted.\n")
+    out.write_text(json.dumps({"name": "t0", "status": "proved", "proof": ["reflexivity"]}) + "\n")
+    capsys.readouterr()
+    assert main(["check", str(out), str(theorem_file(tmp_path)), "--coqc", rocq]) == 1
+    assert main(["prove", str(project), "--coqc", rocq, "--quiet"]) == 2
+    assert main(["trace", str(project), "--coqc", rocq, "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all("Rocq's front end, not its compiler" in x for x in err), err

@@ -179,3 +179,25 @@ def test_goal_text_is_what_the_backend_shows(traced: tuple[Path, TraceDir]) -> N
         state = session.apply(session.root, "split.")
         assert isinstance(state, ProofState)
         assert state.goals[0] == steps[1].goals[0].render()
+
+
+@pytest.mark.parametrize("stanza", ["(using coq 0.8)|coq.theory", "(using rocq 0.11)|rocq.theory"])
+def test_a_dune_project_is_traced_as_prove_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stanza: str
+) -> None:
+    """``trace`` refused a dune project ("no _CoqProject"), and the route its message gave
+    (the .v files with --coq-arg) wrote .vo and .glob files into the sources, after which
+    ``dune build`` failed with "Multiple rules generated" (audit 45). It now reads the
+    project as ``prove`` does: the same records, the compiled files in the cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    using, theory = stanza.split("|")
+    root = write_project(tmp_path / "dune")
+    (root / "_CoqProject").unlink()
+    (root / "dune-project").write_text(f"(lang dune 3.8)\n{using}\n")
+    (root / "theories" / "dune").write_text(f"({theory} (name Lib))\n")
+    out = tmp_path / "out"
+    assert main(["trace", str(root), "--out", str(out), "--no-progress"]) == 0
+    records = {record.module: (record.status, record.lemmas) for record in TraceDir(out).files()}
+    assert records == {"Lib.A": ("traced", 2), "Lib.B": ("traced", 2), "Lib.C": ("traced", 1)}
+    made = sorted(p.name for p in (root / "theories").iterdir())
+    assert made == ["A.v", "B.v", "C.v", "dune"]  # nothing compiled into the sources

@@ -39,9 +39,20 @@ def check_coq_folders(coq_args: list[str]) -> None:
             raise StartupFailed(f"--coq-arg {flag} {folder}: no such folder; fix --coq-arg")
 
 
+def check_coqc(coqc: str) -> None:
+    """Refuse a ``--coqc`` that is no compiler (Rocq 9's ``rocq`` front end) before any
+    work: every re-check, and every compile of a project, would fail."""
+    from proofsearch.env.coq.version import compiler_problem
+
+    problem = compiler_problem(coqc)
+    if problem is not None:
+        raise StartupFailed(f"--coqc {problem}")
+
+
 def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = True) -> None:
     """Refuse a Coq outside the supported versions (``coqidetop --version``, ``coqc
-    --version``), unless ``allow_unsupported_version`` is set (then only warn)."""
+    --version``), unless ``allow_unsupported_version`` is set (then only warn), and a
+    ``--coqc`` that is no compiler."""
     if prover != "coq":
         return
     from proofsearch.env.base import EnvError
@@ -56,6 +67,7 @@ def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = Tr
             require_supported(binary, allow)
         except EnvError as exc:
             raise StartupFailed(f"{exc}; {fix_for(prover)}") from None
+    check_coqc(binaries[-1])
 
 
 def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:

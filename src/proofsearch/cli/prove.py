@@ -126,11 +126,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
+    from proofsearch.cli.preflight import StartupFailed, check_coqc
     from proofsearch.project.config import load_project, locate, select_files
     from proofsearch.project.plan import plan_holes
     from proofsearch.trace.deps import requires
     from proofsearch.trace.sources import SourceError
 
+    try:  # every compile and re-check would fail: say so before reading anything
+        check_coqc(args.coqc)
+    except StartupFailed as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
     project_inputs, files, root = locate(list(args.inputs), args.coq_arg)
     try:
         project = load_project(project_inputs, args.coq_arg, args.coqc)

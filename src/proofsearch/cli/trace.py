@@ -110,7 +110,12 @@ def _project(args: argparse.Namespace) -> Any:
             "nothing to trace", "no input given", "give a project folder, .v files or --coq-stdlib"
         )
     if len(args.inputs) == 1 and args.inputs[0].is_dir():
-        return sources.coqproject(args.inputs[0], args.coq_arg, args.coqc)
+        # Read as prove reads it: a dune project's compiled files go to the cache (dune
+        # refuses a source tree holding .vo files it did not make); a folder of .v files
+        # with no project file is read as coqc run there would.
+        from proofsearch.project.config import load_project
+
+        return load_project(args.inputs, args.coq_arg, args.coqc)
     for item in args.inputs:
         if item.is_dir():
             raise CommandError(str(item), "a folder among several inputs",
@@ -144,11 +149,16 @@ def _size(path: Path) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofsearch.cli.preflight import StartupFailed, check_coqc
     from proofsearch.trace.runner import Limits, Summary, plan
     from proofsearch.trace.runner import run as run_jobs
     from proofsearch.trace.sources import SourceError, record_project
 
     start = time.perf_counter()
+    try:
+        check_coqc(args.coqc)
+    except StartupFailed as exc:
+        raise CommandError("", str(exc)) from None
     try:
         project = _project(args)
         project.select(args.only)

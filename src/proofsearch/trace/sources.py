@@ -103,7 +103,9 @@ def coq_where(coqc: str = "coqc") -> Path:
     try:
         where = subprocess.run([coqc, "-where"], capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise SourceError(f"{coqc} -where failed: {exc}; install Coq 8.16") from None
+        raise SourceError(
+            f"{coqc} -where failed: {exc}; give --coqc Coq's compiler (coqc), or install Coq"
+        ) from None
     return Path(where.stdout.strip())
 
 

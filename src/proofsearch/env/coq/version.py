@@ -209,6 +209,33 @@ def require_supported(binary: str, allow: bool = False) -> CoqVersion:
 
 
 @functools.cache
+def compiler_problem(coqc: str) -> str | None:
+    """Why ``coqc`` is not Coq's compiler, or None when it is (``coqc -where`` names a
+    folder). Rocq 9's front end ``rocq`` answers ``--version`` like ``coqc`` but compiles
+    only as ``rocq compile``: given as ``--coqc``, every re-check failed with "Unknown
+    subcommand", each found proof counted as a disagreement."""
+    if shutil.which(coqc) is None:
+        return None  # "not found" is said where the binary is needed
+    try:
+        done = subprocess.run(
+            [coqc, "-where"], capture_output=True, text=True, timeout=60, check=False,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot run {coqc} -where: {exc}"
+    if done.returncode == 0 and Path(done.stdout.strip()).is_dir():
+        return None
+    said = (done.stderr or done.stdout).strip().splitlines()
+    why = f"{coqc} -where answered {said[0][:120]!r}" if said else f"{coqc} -where failed"
+    if Path(coqc).name == "rocq":
+        return (
+            f"{coqc} is Rocq's front end, not its compiler ({why}): give --coqc coqc "
+            "(Rocq 9 ships both), or leave --coqc out"
+        )
+    return f"{coqc} is not Coq's compiler ({why}): give --coqc the path of coqc"
+
+
+@functools.cache
 def coq_where(coqc: str = "coqc") -> Path:
     """``coqc -where``: the folder holding ``theories`` and ``user-contrib``."""
     done = subprocess.run([coqc, "-where"], capture_output=True, text=True, check=True)
