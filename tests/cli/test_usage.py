@@ -181,7 +181,7 @@ def test_every_subcommand_errs_in_one_style(
         ["report", missing, "--out", str(tmp_path / "rep")],
         ["report", str(results), "--out", str(results)],  # a file, not a folder
         ["report", str(results), "--out", str(tmp_path / "rep"), "--name", "a", "--name", "b"],
-        ["trace", str(tmp_path)],  # no _CoqProject
+        ["trace", str(empty)],  # no _CoqProject, no .v file
         ["trace"],
         ["search", str(theorems), "--generator", "fixed"],  # no --tactic
         ["search", str(theorems), "--tactics-file", str(tmp_path / "nope.txt")],
@@ -297,3 +297,20 @@ def test_an_address_without_workers_is_refused_not_run_here(
     code, _, err = cli(capsys, *argv, "--no-check")
     assert code == 0, err
     assert "RAY_ADDRESS=127.0.0.1:6390 is set, but with --workers 1" in " ".join(err.split())
+
+
+def test_files_after_the_options_are_the_commands_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``prove . --list B.v`` was refused ("unrecognized arguments: B.v") while ``prove .
+    B.v --list`` worked (audit 45): trailing words go to the command's list of inputs.
+    A command without such a list still refuses them, and so does an unknown option."""
+    (tmp_path / "A.v").write_text("Lemma a : True.\nAdmitted.\n")
+    (tmp_path / "B.v").write_text("Lemma b : True.\nAdmitted.\n")
+    assert main(["prove", str(tmp_path), "--list", str(tmp_path / "B.v")]) == 0
+    out = capsys.readouterr().out
+    assert "B.v" in out and "A.v" not in out
+    assert main(["search", str(tmp_path / "t.jsonl"), "--timeout", "5", "extra"]) == 2
+    assert "unrecognized arguments: extra" in capsys.readouterr().err
+    assert main(["prove", str(tmp_path), "--list", "B.v", "--nope"]) == 2
+    assert "unrecognized arguments: B.v --nope" in capsys.readouterr().err

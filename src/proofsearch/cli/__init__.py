@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from proofsearch.cli.codes import (
     EXIT_FAILURES,
@@ -84,12 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> str:
-    """``unrecognized arguments: --time-out 5`` said by the subcommand it was given to,
-    with the closest option it has (argparse said it as ``proofsearch:``, suggesting
-    nothing)."""
-    message = f"unrecognized arguments: {' '.join(extra)}"
-    sub = next(
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> Any:
+    """The parser of subcommand ``command``, or None."""
+    return next(
         (
             action.choices[command]
             for action in parser._actions
@@ -97,6 +94,14 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
         ),
         None,
     )
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> str:
+    """``unrecognized arguments: --time-out 5`` said by the subcommand it was given to,
+    with the closest option it has (argparse said it as ``proofsearch:``, suggesting
+    nothing)."""
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    sub = _subparser(parser, command)
     if sub is None:
         return message
     return _with_closest(sub, extra, message)
@@ -132,9 +137,31 @@ def _mistyped_options(sub: argparse.ArgumentParser, words: Sequence[str]) -> str
     return _with_closest(sub, unknown, f"unrecognized arguments: {' '.join(unknown)}")
 
 
+def _trailing_positionals(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]
+) -> list[str]:
+    """Words after the options (``prove . --list B.v``) taken by the command's list
+    positional, as ``prove . B.v --list`` takes them (argparse stops a positional at the
+    first option and calls the rest unrecognized); what is left unrecognized."""
+    command = getattr(args, "command", None)
+    if not extra or any(word.startswith("-") for word in extra) or command is None:
+        return extra
+    sub = _subparser(parser, command)
+    listed = [
+        a for a in (sub._actions if sub else []) if not a.option_strings and a.nargs in ("+", "*")
+    ]
+    if len(listed) != 1:
+        return extra
+    action = listed[0]
+    convert = action.type if callable(action.type) else str
+    setattr(args, action.dest, [*getattr(args, action.dest), *map(convert, extra)])
+    return []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    extra = _trailing_positionals(parser, args, extra)
     if extra:
         command = getattr(args, "command", None)
         prog = f"proofsearch {command}" if command else "proofsearch"
