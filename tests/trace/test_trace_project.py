@@ -11,7 +11,7 @@ from proofsearch.trace.runner import coq_version
 from proofsearch.trace.schema import TraceDir
 from tests.conftest import COQ_INSTALLED
 
-from .project import write_project
+from .project import FILES, write_project
 
 pytestmark = pytest.mark.skipif(
     not COQ_INSTALLED, reason="Coq (coqidetop.opt, or Rocq 9's coqidetop) is not installed"
@@ -201,3 +201,25 @@ def test_a_dune_project_is_traced_as_prove_reads_it(
     assert records == {"Lib.A": ("traced", 2), "Lib.B": ("traced", 2), "Lib.C": ("traced", 1)}
     made = sorted(p.name for p in (root / "theories").iterdir())
     assert made == ["A.v", "B.v", "C.v", "dune"]  # nothing compiled into the sources
+
+
+def test_the_trace_leaves_the_files_a_redirect_wrote_alone(tmp_path: Path) -> None:
+    """Replayed in the project's folder, ``Redirect "log" Print double.`` emptied the
+    ``log.out`` that ``make`` wrote, on every trace, a dry run's included (audit 44).
+    The replay now runs the command without the redirect; the steps are the same."""
+    import subprocess
+
+    files = dict(FILES)
+    files["theories/A.v"] += 'Redirect "log" Print double.\n'
+    root = write_project(tmp_path / "p", files)
+    for name in ("A", "B", "C"):  # as make builds it: the .vo files are up to date
+        subprocess.run(["coqc", "-R", "theories", "Lib", f"theories/{name}.v"], cwd=root,
+                       check=True, capture_output=True)  # fmt: skip
+    log = root / "log.out"
+    written = log.read_text()
+    assert "double" in written
+    out = tmp_path / "out"
+    assert main(["trace", str(root), "--out", str(out), "--no-progress"]) == 0
+    assert log.read_text() == written
+    records = {record.module: (record.status, record.lemmas) for record in TraceDir(out).files()}
+    assert records["Lib.A"] == ("traced", 2)

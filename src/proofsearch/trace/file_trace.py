@@ -41,6 +41,22 @@ _NOT_CONSTANTS = frozenset(
      "End", "Require", "Import", "Export", "Hint", "Create", "Declare"}
 )  # fmt: skip
 
+#: ``Redirect "file"`` before a command, after optional control prefixes and comments.
+#: The replay runs the command without it: in coqidetop the command's output goes to the
+#: feedback channel, so a redirect there emptied the file that ``make`` wrote in the
+#: project (a dry run's trace did; audit 44). The file is the user's, not the trace's.
+_REDIRECT = re.compile(
+    r"""^((?:\s|\(\*.*?\*\))*(?:(?:Time|Fail|Succeed|Timeout\s+\d+)\s+)*)"""
+    r"""Redirect\s+"(?:[^"]|"")*"\s*""",
+    re.DOTALL,
+)
+
+
+def replayed(text: str) -> str:
+    """The sentence as the trace sends it: its ``Redirect "file"`` left out (the command
+    alone is run, its output unread), so that no file of the project is written."""
+    return _REDIRECT.sub(r"\1", text, count=1)
+
 
 class FileFailed(Exception):
     """The file cannot be traced further: ``line`` and Coq's ``message``."""
@@ -166,7 +182,7 @@ class FileTracer:
                             break
                 base = state
                 for k, sentence in enumerate(batch):
-                    add_call = xml.add_call(sentence.text, base + k, verbose=True)
+                    add_call = xml.add_call(replayed(sentence.text), base + k, verbose=True)
                     calls.append(Call(add_call, self._budget()))
                     calls.append(Call(xml.goal_call(), self._budget()))
                 replies = self._calls(calls, current, len(queries))
