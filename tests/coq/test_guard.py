@@ -65,6 +65,18 @@ GUARD_GAPS = {
     'idtac "x" (* unterminated': "unterminated comment",
     'idtac "unterminated': "unterminated string",
     "idtac *) auto": "unbalanced comment",
+    # Commands that passed until audit 44 (`Extract Inlined Constant` in a proof survives
+    # Qed and puts OCaml of the model's choosing into the file's extracted code).
+    'Extract Inlined Constant negb => "(fun _ -> Sys.command \\"id\\" = 0)"': "'Extract'",
+    'idtac; Extract Constant negb => "x"': "'Extract'",
+    "Strategy expand [plus]": "'Strategy'",
+    "Debug On": "'Debug'",
+    "Inspect 3": "'Inspect'",
+    "Pwd": "'Pwd'",
+    "Info 1 auto": "'Info'",
+    "idtac; Canonical Structure s": "'Canonical'",
+    "Existing Class c": "'Existing'",
+    "Solve All Goals": "'Solve'",
 }
 
 #: Tactics that only look suspicious: comments nest and hold strings, strings hold

@@ -51,6 +51,14 @@ DENIED_FIRST: frozenset[str] = frozenset(
         "Focus", "Unfocus", "Guarded", "Opaque", "Transparent", "Arguments", "Open",
         "Close", "Bind", "Delimit", "Scheme", "Derive", "Program", "Let", "Example",
         "Fact", "Remark", "Corollary", "Proposition", "Property", "Typeclasses",
+        # More commands, none a tactic (audit 44 saw the first six pass): `Extract
+        # Inlined Constant` in a proof survives Qed and changes the file's extracted code.
+        "Extract", "Strategy", "Debug", "Inspect", "Pwd", "Info", "Inline", "NoInline",
+        "Separate", "Recursive", "Canonical", "Coercion", "Identity", "Existing",
+        "Implicit", "Generalizable", "Universe", "Universes", "Constraint", "Include",
+        "Solve", "Next", "Reserved", "Variant", "Combined", "Comments", "Function",
+        "Functional", "Polymorphic", "Monomorphic", "Cumulative", "NonCumulative",
+        "Private", "Number", "Numeral", "Profile", "Test",
     }
 )  # fmt: skip
 
