@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proofsearch.env.coq.vernac import command_of
 from proofsearch.project.holes import Hole
 from proofsearch.trace.schema import Goal, TraceDir, TraceFormatError
 from proofsearch.trace.shards import read_record
@@ -62,7 +63,8 @@ def open_goals(trace_dir: Path, hole: Hole) -> OpenGoals | None:
     if hole.is_obligation:  # the trace has Coq's name for it (``f_obligation_2``)
         name = next((s.lemma for s in steps if s.lemma_offset == hole.statement_start), name)
     own = sorted((s for s in steps if s.lemma == name), key=lambda s: s.offset)
-    steps = [step for step in own if step.tactic.strip() == "admit." and step.goals]
+    # `Time admit.` too: the same sentences as the hole's (``Hole.admits``).
+    steps = [step for step in own if command_of(step.tactic).bare == "admit." and step.goals]
     fixed = frozenset(
         (name, hypothesis.type, hypothesis.body)
         for hypothesis in (own[0].goals[0].hypotheses if own and own[0].goals else [])

@@ -165,7 +165,8 @@ class Hole:
         """The theorem-file line for ``search``: header, statement, footer, place."""
         return {
             "name": self.name,
-            "statement": self.statement,
+            # `Time Lemma x …` is searched as `Lemma x …` (its timing is the user's).
+            "statement": vernac.without_control(self.statement),
             "header": self.header + (CLASSIC_MODE if self.ltac2_mode else ""),
             # Its re-check opens the proof as the file does: a proof using a section
             # variable the clause excludes is refused there, and the search goes on.

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 IDENT = r"[^\W\d][\w']*"
 _WORD = re.compile(IDENT)
 _ATTRIBUTES = re.compile(r"#\[[^\]]*\]\s*")
+#: Control prefixes that change how a command runs, not what it is: ``Time Qed.`` ends a
+#: proof, ``Timeout 30 Lemma x …`` states one (audit 44: such holes were skipped).
+_CONTROL = re.compile(r'(?:Time|Instructions|Timeout\s+\d+|Redirect\s+"(?:[^"]|"")*")\s+')
 _WITH_DEFINITION = re.compile(r"\bwith\s+(?:Module|Definition)\s+[\w.']+\s*:=")
 
 #: Words that may precede the keyword of a command.
@@ -136,9 +139,20 @@ class Command:
         return self.words[1] if follows else ""
 
 
+def without_control(sentence: str) -> str:
+    """``sentence`` without its control prefixes (``Time``, ``Timeout 30``,
+    ``Redirect "f"``): the command a search states (``Time Lemma x …`` is ``Lemma x …``)."""
+    rest = sentence.lstrip()
+    while match := _CONTROL.match(rest):
+        rest = rest[match.end() :]
+    return rest if rest != sentence.lstrip() else sentence
+
+
 def command_of(sentence: str) -> Command:
     """Classify a sentence by its first words, ignoring attributes and prefixes."""
     bare = strip_comments(sentence).strip()
+    while match := _CONTROL.match(bare):
+        bare = bare[match.end() :]
     rest = bare
     while True:
         match = _ATTRIBUTES.match(rest)
