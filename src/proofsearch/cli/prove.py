@@ -207,7 +207,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     step = time.perf_counter()
     indexes, broken = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
-    unbuilt = _set_aside_unbuilt(plan, broken, console) if broken is not None else []
+    unbuilt = _set_aside_unbuilt(plan, broken, console, args.write) if broken else []
     from proofsearch.trace.sources import SourceError
 
     try:  # the names only Coq knows (obligations'), and the --lemma patterns for them
@@ -249,7 +249,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     return EXIT_FAILURES if unopened or unbuilt else code
 
 
-def _set_aside_unbuilt(plan: HolePlan, broken: TraceFailed, console: Any) -> list[str]:
+def _set_aside_unbuilt(plan: HolePlan, broken: TraceFailed, console: Any, write: bool) -> list[str]:
     """A file that does not compile (a user mid-edit) stops only its own holes and
     those of the files that load it: the others are searched and written all the same
     (until 2026-12-07 one leaf file's syntax error stopped every file, audit 43-b).
@@ -266,7 +266,8 @@ def _set_aside_unbuilt(plan: HolePlan, broken: TraceFailed, console: Any) -> lis
     files = f": the holes of {', '.join(left)} are not searched" if left else ""
     line = f"{broken}{files}; the other files' holes are"
     print_error(console, line + " searched")
-    return [f"{line} searched, their proofs written where found"]
+    shown = "written" if write else "shown in the diff"
+    return [f"{line} searched, their proofs {shown} where found"]
 
 
 def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: HolePlan) -> HolePlan:

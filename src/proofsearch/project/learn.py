@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from proofsearch.trace.runner import Limits, Summary, plan, run
+from proofsearch.trace.runner import NOT_TRACED, Limits, Summary, plan, run
 from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
-from proofsearch.trace.sources import Project, record_project
+from proofsearch.trace.sources import Project, project_file, record_project
 
 
 def cache_root() -> Path:
@@ -66,7 +66,9 @@ def trace_project(
                 summary.add(record, skipped=False)
         failed += [r for r in records if r.status == "failed"]
     if failed:
-        line = _failure_line(failed[0], len(failed), project.build_dir is not None)
+        # The cause first: the files that load it were set aside, not traced.
+        failed.sort(key=lambda r: r.error is not None and r.error.message.startswith(NOT_TRACED))
+        line = _failure_line(failed[0], len(failed), project)
         raise TraceFailed(line, failed)
     return summary
 
@@ -91,26 +93,46 @@ def prune(project: Project, out: Path) -> None:
             trace.shard(module, kind).unlink(missing_ok=True)
 
 
-def _failure_line(record: FileRecord, count: int, dune: bool = False) -> str:
-    """The line a failed project trace stops with; ``dune``: the project is described
-    by dune files (a dune user was sent to "the _CoqProject's -R/-Q/-I lines")."""
+#: What a file's error reads like when Coq's setup, not the text, is to blame: a library
+#: or ML module it cannot find, compiled files that disagree, a program a command runs.
+_SETUP_ERROR = re.compile(
+    r"Unable to locate library|Cannot find (?:a physical path|library)|Cannot load|"
+    r"inconsistent assumptions|ML module|[Dd]ynlink|findlib|ocamlfind|ocamlbuild|"
+    r"No such file|command not found|Extraction|QuickChick"
+)
+
+
+def _failure_line(record: FileRecord, count: int, project: Project) -> str:
+    """The line a failed project trace stops with: the loadpath advice names where the
+    project's loadpath comes from (its dune files, its _CoqProject or _RocqProject, or
+    --coq-arg), and only a setup error gets it: a type error is the file's to fix."""
     message = " ".join((record.error.message if record.error else "").split())[:400].rstrip(".")
     line = record.error.line if record.error else 1
     more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
+    dune = project.build_dir is not None
+    described = project_file(project.root)
+    given = (
+        "the dune files' (flags ...)"
+        if dune
+        else f"the {described.name}"
+        if described
+        else "--coq-arg"
+    )
     where = (
         "the dune files' (coq.theory …) stanzas: name, theories, flags, modules"
         if dune
-        else "the _CoqProject's -R/-Q/-I lines"
+        else f"the {described.name}'s -R/-Q/-I lines"
+        if described
+        else "the -R/-Q/-I of --coq-arg"
     )
     refused = re.search(r"Unknown option (\S+)", message)
     if refused:  # no file compiles: Coq stopped at an argument before reading any
-        given = "the dune files' (flags ...)" if dune else "the _CoqProject"
-        fix = "" if dune else f", or write it -arg {refused[1]} if it is one of Coq's"
+        fix = f", or write it -arg {refused[1]} if it is one of Coq's" if described else ""
         return (
             f"Coq does not know the option {refused[1]} that the project gives it (from "
             f"{given} or --coq-arg): remove it{fix} ({record.file}: {message})"
         )
-    if message.startswith("Syntax error"):  # the text itself: no loadpath is to blame
+    if not _SETUP_ERROR.search(message):  # the text itself: no loadpath is to blame
         return f"{record.file}:{line}: the file does not compile: {message}{more}; fix it there"
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}; make the "

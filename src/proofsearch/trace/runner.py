@@ -358,8 +358,41 @@ def schedule(
                 deps.discard(job.source.module)
             if on_record is not None:
                 on_record(record, False, job.source.path.stat().st_size)
+            if record.status == "failed":
+                for skipped in _set_aside(job, waiting, blocking):
+                    records.append(skipped)
+                    if on_record is not None:
+                        on_record(skipped, False, 0)
         submit_ready()
     return records
+
+
+#: How the record of a file set aside after a file it loads failed begins.
+NOT_TRACED = "not traced:"
+
+
+def _set_aside(
+    failed: Job, waiting: dict[str, Job], blocking: dict[str, set[str]]
+) -> list[FileRecord]:
+    """The files that load ``failed`` (directly or not), taken out of the queue: they
+    cannot load it, and tracing them only said "Unable to locate library" of a file
+    whose own error is the cause (audit 45)."""
+    out: list[FileRecord] = []
+    causes = {failed.source.module: failed.source.file}
+    changed = True
+    while changed:
+        changed = False
+        for name, job in list(waiting.items()):
+            cause = next((causes[dep] for dep in job.requires if dep in causes), None)
+            if cause is None:
+                continue
+            del waiting[name]
+            blocking.pop(name, None)
+            causes[name] = cause
+            message = f"{NOT_TRACED} it loads {cause}, which failed"
+            out.append(failed_record(job, message))
+            changed = True
+    return out
 
 
 def _crashed(job: Job, exc: Exception) -> FileRecord:
