@@ -348,7 +348,14 @@ def test_a_library_is_traced_with_the_projects_typing_flags(
     text = "Require Import Tit.U.\nDefinition mine : U := U.\n"
     project = one_file_project(tmp_path, text, "-arg -noinit\n-arg -type-in-type\n")
     assert libraries.typing_flags([*project.args, "-w", "x", "-noinit"]) == flags
-    (out,) = trace_libraries(project, jobs=1)
+    said: list[str] = []
+    (out,) = trace_libraries(project, jobs=1, say=said.append)
+    # Said before the work (audit 45: 212 files traced on a first run without a word).
+    assert said == [
+        f"library Tit: tracing the 1 file(s) of it that the project loads, to learn from "
+        f"their proofs (once: cached in {out})"
+    ]
+    assert trace_libraries(project, jobs=1, say=said.append) == [out] and len(said) == 1
     (record,) = [r for r in TraceDir(out).files() if r.module == "Tit.U"]
     assert record.status == "traced", record
     assert [p.name for p in TraceDir(out).premises("Tit.U")] == ["Tit.U.U", "Tit.U.self"]

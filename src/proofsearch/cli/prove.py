@@ -295,6 +295,10 @@ def _named_by_earlier_trace(args: argparse.Namespace, project: Project, plan: Ho
     return named
 
 
+def _say(line: str) -> None:
+    print_notice(message_console(), line, style="dim")
+
+
 def _trace(
     args: argparse.Namespace, project: Project, trace_dir: Path
 ) -> tuple[list[str], TraceFailed | None]:
@@ -336,6 +340,7 @@ def _trace(
                 progress=progress,
                 given=[Path(p) for p in args.index or []],
                 unsourced=unsourced,
+                say=None if args.quiet else _say,
             )
         )
     except TraceFailed as exc:

@@ -157,8 +157,11 @@ def trace_libraries(
     progress: Callable[[list[object], Summary], object] | None = None,
     given: Sequence[Path] = (),
     unsourced: list[str] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Trace what the project requires of each installed library; their trace folders.
+    ``say`` is told, before a library's files are traced, how many and why (a first run
+    traced 212 stdlib files for a 5-file project without a word, audit 45).
     ``unsourced`` gets the libraries installed without their ``.v`` files (nothing to
     trace: Debian's Interval ships only compiled files).
 
@@ -193,9 +196,9 @@ def trace_libraries(
         # Shards of modules this library has not (``Coq.…`` left in the stdlib's folder
         # by Coq 8 when Rocq 9, whose modules are ``Stdlib.…``, traces there) stay unread.
         foreign = held_modules([out]) - {s.module for s in library.sources}
-        _trace_modules(library, keep, out, coqc, jobs, progress)
+        _trace_modules(library, keep, out, coqc, jobs, progress, say)
         outs.append(without_modules(out, held | foreign))
-    outs += _trace_external(project, coqc, coqlib, held, jobs, progress)
+    outs += _trace_external(project, coqc, coqlib, held, jobs, progress, say)
     return outs
 
 
@@ -206,12 +209,18 @@ def _trace_modules(
     coqc: str,
     jobs: int | None,
     progress: Callable[[list[object], Summary], object] | None,
+    say: Callable[[str], None] | None = None,
 ) -> None:
     """Trace the ``keep`` modules of ``library`` into ``out`` (what is fresh there stays)."""
     library.sources = [s for s in library.sources if s.module in keep]
     jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
     if not jobs_list:
         return
+    if say is not None:
+        say(
+            f"library {library.name or library.root}: tracing the {len(jobs_list)} file(s) of "
+            f"it that the project loads, to learn from their proofs (once: cached in {out})"
+        )
     summary = Summary(files=len(jobs_list))
     if progress is not None:
         with progress(list(jobs_list), summary) as bar:  # type: ignore[attr-defined]
@@ -255,6 +264,7 @@ def _trace_external(
     held: set[str],
     jobs: int | None,
     progress: Callable[[list[object], Summary], object] | None,
+    say: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Trace what the project requires of its :func:`external_libraries` (and what that
     requires of them), each into ``…/libraries/<coq version>/external/<name>-<folder
@@ -272,7 +282,7 @@ def _trace_external(
         digest = hashlib.sha256(str(library.root).encode()).hexdigest()[:12]
         name = f"{library.name or 'top'}-{digest}"
         out = cache_root() / "libraries" / coq_version(coqc) / "external" / name
-        _trace_modules(library, keep, out, coqc, jobs, progress)
+        _trace_modules(library, keep, out, coqc, jobs, progress, say)
         outs.append(without_modules(out, held))
     return outs
 
