@@ -27,6 +27,25 @@ def test_a_rocqproject_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.splitlines() == HOLES
 
 
+def test_both_project_files_that_differ_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stale `_CoqProject` beside the `_RocqProject` hid 4 of 5 files, silently
+    (audit 45): the one read is named, even with --quiet; the same text says nothing."""
+    folder = write_project(tmp_path / "both")
+    (folder / "_RocqProject").write_text((folder / "_CoqProject").read_text())
+    assert main(["prove", str(folder), "--list", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    (folder / "_CoqProject").write_text("-R . Old\nBase.v\n")
+    assert main(["prove", str(folder), "--list", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.strip() == (
+        f"{folder / '_CoqProject'} read; the _RocqProject beside it differs and is not read "
+        "(remove the stale one, or make them the same)"
+    )
+    assert captured.out.splitlines() == [h for h in HOLES if h.startswith("Base.v")]
+
+
 def test_a_rocq_theory_stanza(tmp_path: Path) -> None:
     expected = _modules(load_project([write_project(tmp_path / "coq", dune=True)]))
     folder = write_project(tmp_path / "rocq", dune=True)

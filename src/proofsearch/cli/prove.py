@@ -166,11 +166,14 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     start = time.perf_counter()
     project, plan = _load(args)
     clock["holes"] = time.perf_counter() - start
-    from proofsearch.cli.prove_output import loose_folder_note
+    from proofsearch.cli.prove_output import loose_folder_note, second_project_file_note
 
     loose = loose_folder_note(args.inputs[0], project)
     if loose and not args.quiet:
         print_notice(console, loose, style="dim")
+    second = second_project_file_note(project)
+    if second:  # said even with --quiet: it changes which files are the project's
+        print_notice(console, second)
     if args.list:
         plan = _named_by_earlier_trace(args, project, plan)
         for hole in plan.selected:

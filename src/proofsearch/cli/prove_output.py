@@ -298,6 +298,21 @@ def loose_folder_note(folder: Path, project: Project) -> str | None:
     )
 
 
+def second_project_file_note(project: Project) -> str | None:
+    """A line when the project's folder has both a ``_CoqProject`` and a ``_RocqProject``
+    that differ: the first is read, and a stale one hid 4 of 5 files without a word
+    (audit 45)."""
+    from proofsearch.trace.sources import PROJECT_FILES
+
+    found = [project.root / name for name in PROJECT_FILES if (project.root / name).is_file()]
+    if len(found) < 2 or found[0].read_bytes() == found[1].read_bytes():
+        return None
+    return (
+        f"{found[0]} read; the {found[1].name} beside it differs and is not read (remove "
+        "the stale one, or make them the same)"
+    )
+
+
 def untraced_lines(libraries: list[Path]) -> list[str]:
     """One line per library trace folder with files that failed to trace."""
     from proofsearch.project.libraries import untraced_files
