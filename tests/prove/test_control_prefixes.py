@@ -53,6 +53,11 @@ def test_holes_and_admits_behind_control_prefixes_are_searched(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "your tactics replaced" not in out and "is not a hole" not in out
+    # The run folder of docs/prove.md's re-check by hand is named (audit 45).
+    (line,) = [x for x in out.splitlines() if x.startswith("results: ")]
+    run = Path(line.split(" theorems and trace in ")[1].split(" (docs/prove.md")[0])
+    assert (run / "theorems.jsonl").is_file() and (run / "trace").is_dir()
+    assert line.startswith(f"results: {run / 'results.jsonl'}; ")
     written = (folder / "A.v").read_text()
     for statement, proof in [
         ("Time Lemma timed : True.\nProof.\n", "  exact I.\nQed.\n"),

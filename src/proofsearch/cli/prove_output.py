@@ -155,6 +155,7 @@ def write_back(
         f"{clock['rebuild']:.1f} s, write-back {clock['write-back']:.1f} s; around the "
         f"search {around:.1f} s ({100 * around / wall if wall else 0:.0f} % of wall)"
     )
+    print(f"results: {output}; {_run_folder_line(project)}")
     if not args.write and outcome.filled:
         print_notice(
             console,
@@ -162,6 +163,16 @@ def write_back(
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused or unwritable else EXIT_OK
+
+
+def _run_folder_line(project: Project) -> str:
+    """Where the run's theorems and trace are (``R`` of docs/prove.md's re-check by
+    hand, which no output named: audit 45)."""
+    from proofsearch.project.config import project_key
+    from proofsearch.project.learn import cache_root
+
+    run = cache_root() / "prove" / project_key(project)
+    return f"theorems and trace in {run} (docs/prove.md: re-check or export them by hand)"
 
 
 def _write_or_say_why(
