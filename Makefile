@@ -66,6 +66,18 @@ coq:
 		echo "Coq is missing: install Coq 8.16-8.20 or Rocq 9.0-9.2 (Debian/Ubuntu:" \
 		     "sudo apt-get install coq; elsewhere: opam install coq.8.20.1), then run make again."; exit 1; \
 	fi
+	@where="$$(coqc -where 2>/dev/null)"; \
+	if [ -z "$$where" ] || [ -d "$$where/theories/Arith" ] || [ -d "$$where/user-contrib/Stdlib" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Rocq's standard library (apt-get install -y libcoq-stdlib)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcoq-stdlib; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \
+		echo "installing Rocq's standard library (sudo apt-get install -y libcoq-stdlib)"; \
+		sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcoq-stdlib; \
+	else \
+		echo "Rocq 9 is installed without its standard library, a package of its own: install it" \
+		     "(Debian: sudo apt-get install libcoq-stdlib; opam: opam install rocq-stdlib), then run make again."; exit 1; \
+	fi
 	@if [ -d "$$(coqc -where 2>/dev/null)/user-contrib/mathcomp/ssreflect" ]; then exit 0; fi; \
 	if ! dpkg -s coq >/dev/null 2>&1 || ! apt-cache show $(MATHCOMP_PKG) >/dev/null 2>&1; then \
 		echo "math-comp's ssreflect is missing and apt cannot install it for this Coq:" \

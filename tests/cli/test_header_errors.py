@@ -151,3 +151,30 @@ def test_a_small_run_stops_when_all_its_theorems_fail() -> None:
     with pytest.raises(HeaderFailed, match=r"first 2 theorem\(s\).*t0, thms.jsonl:1"):
         watch.append(failed_open("t1"))
     assert sink.records == []
+
+
+def test_a_missing_stdlib_prefix_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Unable to locate library Lia with prefix Stdlib`` said nothing of the cause
+    (audit 45): Rocq 9's stdlib is a package of its own, and Coq 8 calls it ``Coq``."""
+    from proofsearch.env.coq import version
+
+    message = "Unable to locate library Lia with prefix Stdlib."
+    layouts = {
+        "coq8": ("theories/Arith", "this Coq 8 calls it Coq"),
+        "rocq9": ("user-contrib/Stdlib", ""),
+        "rocq9-bare": ("theories/Init", "install it (Debian: apt-get install libcoq-stdlib"),
+    }
+    for name, (folder, expected) in layouts.items():
+        (tmp_path / name / folder).mkdir(parents=True)
+        monkeypatch.setattr(version, "coq_where", lambda coqc="coqc", n=name: tmp_path / n)
+        hint = version.stdlib_missing_hint(message)
+        assert (expected in hint) if expected else hint == "", (name, hint)
+        assert version.stdlib_missing_hint("Unable to locate library Lia.") == ""
+    monkeypatch.undo()
+    if version.binary_version("coqc").rocq:
+        return  # Rocq 9 has Stdlib: the end-to-end case below is Coq 8's
+    path = theorems(tmp_path, ["From Stdlib Require Import Arith."] * 3)
+    assert main(["search", str(path), "-o", str(tmp_path / "r.jsonl"), *FIXED]) == 1
+    assert "Stdlib is Rocq 9's name for the standard library" in capsys.readouterr().err

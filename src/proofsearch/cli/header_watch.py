@@ -109,10 +109,13 @@ class HeaderWatch:
             what, fix = "failed in the tactic generator", GENERATOR_FIX
         else:
             what, fix = "failed to open", self.fix
+        from proofsearch.env.coq.version import stdlib_missing_hint
+
         return (
             f"{self.theorem_file}: the first {len(self.held)} theorem(s) {what}, "
-            f"each with the same message (the first: {name}, {where}): {message}; "
-            f"{fix}, then run again with --resume (these theorems were not written)"
+            f"each with the same message (the first: {name}, {where}): {message}"
+            f"{stdlib_missing_hint(message)}; {fix}, then run again with --resume (these "
+            "theorems were not written)"
         )
 
 

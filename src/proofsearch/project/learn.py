@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from proofsearch.env.coq.version import stdlib_missing_hint
 from proofsearch.trace.runner import NOT_TRACED, Limits, Summary, plan, run
 from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
 from proofsearch.trace.sources import Project, project_file, record_project
@@ -135,7 +136,8 @@ def _failure_line(record: FileRecord, count: int, project: Project) -> str:
     if not _SETUP_ERROR.search(message):  # the text itself: no loadpath is to blame
         return f"{record.file}:{line}: the file does not compile: {message}{more}; fix it there"
     return (
-        f"{record.file}:{line}: the file does not compile: {message}{more}; make the "
-        f"project build with coqc (check {where} or --coq-arg, and the programs its "
-        "commands run: Extraction or QuickChick need OCaml's tools)"
+        f"{record.file}:{line}: the file does not compile: {message}{more}"
+        f"{stdlib_missing_hint(message)}; make the project build with coqc (check {where} "
+        "or --coq-arg, and the programs its commands run: Extraction or QuickChick need "
+        "OCaml's tools)"
     )

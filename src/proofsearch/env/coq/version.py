@@ -208,6 +208,29 @@ def require_supported(binary: str, allow: bool = False) -> CoqVersion:
     return version
 
 
+_STDLIB_MISSING = re.compile(r"with prefix Stdlib\b|bound to logical path Stdlib\b")
+
+
+def stdlib_missing_hint(message: str, coqc: str = "coqc") -> str:
+    """What to do when Coq's ``message`` says the ``Stdlib`` prefix is not found: Rocq 9
+    ships its standard library apart (audit 45: nothing said so), and Coq 8 calls it
+    ``Coq``; "" otherwise (a module misspelt under an installed ``Stdlib``)."""
+    if not _STDLIB_MISSING.search(message):
+        return ""
+    try:
+        where = coq_where(coqc)
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    if (where / "theories" / "Arith").is_dir():
+        return "; Stdlib is Rocq 9's name for the standard library: this Coq 8 calls it Coq"
+    if (where / "user-contrib" / "Stdlib").is_dir():
+        return ""
+    return (
+        "; Rocq 9's standard library is a package of its own, not installed: install it "
+        "(Debian: apt-get install libcoq-stdlib; opam: opam install rocq-stdlib)"
+    )
+
+
 @functools.cache
 def compiler_problem(coqc: str) -> str | None:
     """Why ``coqc`` is not Coq's compiler, or None when it is (``coqc -where`` names a
