@@ -81,8 +81,8 @@ def add_parser(subparsers: Any) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--full-names", action="store_true",
-        help="write premises by the full paths the search used (Coq.Arith.PeanoNat.Nat.add_comm; Stdlib.… on Rocq 9) "
-        "instead of the shortest name Coq resolves at the hole (Nat.add_comm)",
+        help="write premises by the full paths the search used (Coq.Arith.PeanoNat.Nat.add_comm; "
+        "Stdlib.… on Rocq 9) instead of the shortest name Coq resolves at the hole (Nat.add_comm)",
     )  # fmt: skip
     parser.add_argument(
         "--flat-proofs", action="store_true",
