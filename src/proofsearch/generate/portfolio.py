@@ -17,7 +17,9 @@ Lines without a score get ``-0.1 * rank``, so the file's order is the preference
 For a theorem whose header imports ssreflect (:func:`~proofsearch.generate.ssreflect.
 loads_ssreflect`), the Coq portfolio also offers ssreflect's forms (``done``, ``by []``,
 ``move=> x``, ``case: x``, ``elim: n``, ``apply/eqP`` ...: ``portfolios/coq-ssreflect.txt``),
-which would be syntax errors anywhere else.
+which would be syntax errors anywhere else. Likewise a library's own tactics where the
+header loads the library (CoqInterval's ``interval``, Gappa's ``gappa``:
+:mod:`~proofsearch.generate.library_tactics`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
 from proofsearch.generate.goals_text import GoalNames, goal_names
+from proofsearch.generate.library_tactics import library_tactics
 from proofsearch.generate.ssreflect import loads_ssreflect
 from proofsearch.theorem import Theorem
 
@@ -110,7 +113,8 @@ class PortfolioGenerator(TacticGenerator):
     """Suggests every tactic of the portfolio (templates instantiated), best first.
 
     ``ssreflect`` (default: the bundled forms) is added for theorems whose header
-    imports ssreflect; pass ``[]`` to never add anything.
+    imports ssreflect; pass ``[]`` to never add them. ``libraries``: add a library's own
+    tactics where the header loads it (:mod:`~proofsearch.generate.library_tactics`).
     """
 
     def __init__(
@@ -118,10 +122,13 @@ class PortfolioGenerator(TacticGenerator):
         tactics: Iterable[Suggestion],
         max_per_template: int = 4,
         ssreflect: Iterable[Suggestion] | None = None,
+        libraries: bool = True,
     ) -> None:
         self.tactics = list(tactics)
         self.max_per_template = max_per_template
         self.ssreflect = ssreflect_tactics() if ssreflect is None else list(ssreflect)
+        #: Whether a library's own tactics are added where the header loads it.
+        self.libraries = libraries
 
     def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
         names = functools.cache(lambda: goal_names(goals))  # parsed once, when asked
@@ -129,6 +136,8 @@ class PortfolioGenerator(TacticGenerator):
         tactics = self.tactics
         if self.ssreflect and loads_ssreflect(theorem.header):
             tactics = [*tactics, *self.ssreflect]
+        if self.libraries:
+            tactics = [*tactics, *library_tactics(theorem.header)]
         for item in tactics:
             holes = [p for p in _PLACEHOLDERS if p in item.tactic]
             if not holes:

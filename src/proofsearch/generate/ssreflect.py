@@ -29,19 +29,28 @@ _COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
 
 
 @functools.lru_cache(maxsize=256)
+def imported_paths(header: str) -> tuple[str, ...]:
+    """The modules ``header`` ``Require``s and imports or exports, each as written with
+    its ``From`` prefix (``From mathcomp Require Import eqtype`` gives
+    ``mathcomp.eqtype``). A text check: no Coq process is involved."""
+    text = _COMMENT.sub(" ", header)
+    return tuple(
+        f"{match.group(1)}.{name}" if match.group(1) else name
+        for match in _REQUIRE.finditer(text)
+        for name in match.group(2).split()
+    )
+
+
 def loads_ssreflect(header: str) -> bool:
     """Whether ``header`` imports ssreflect (``Require Import``/``Export`` of a module
     named ``ssreflect`` or ``all_ssreflect``, with or without ``From``, or of math-comp's
     ``boot``/``all_boot``)."""
     if "ssreflect" not in header and "boot" not in header:
         return False
-    text = _COMMENT.sub(" ", header)
-    for match in _REQUIRE.finditer(text):
-        for name in match.group(2).split():
-            last = name.rsplit(".", 1)[-1]
-            if last in SSREFLECT_MODULES:
-                return True
-            path = f"{match.group(1)}.{name}" if match.group(1) else name
-            if last in MATHCOMP_SSREFLECT_MODULES and path.split(".", 1)[0] == "mathcomp":
-                return True
+    for path in imported_paths(header):
+        last = path.rsplit(".", 1)[-1]
+        if last in SSREFLECT_MODULES:
+            return True
+        if last in MATHCOMP_SSREFLECT_MODULES and path.split(".", 1)[0] == "mathcomp":
+            return True
     return False
