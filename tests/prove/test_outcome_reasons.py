@@ -29,9 +29,9 @@ def test_general_automation_at_the_limit_gets_no_advice() -> None:
     followed the advice (`--tactic-timeout 10`) and nothing changed. A project's own
     slow tactic among them is the one named."""
     record = {"status": "open", "timeouts": {"firstorder using": 3, "eauto": 1}}
-    assert _why_not(record) == (
+    assert _why_not(record) == (  # the kind's lemmas left out, and said so (audit 44)
         "no proof within the budget (2 tactic(s) stopped at the per-tactic limit, such as "
-        "`firstorder using`)"
+        "`firstorder using …`)"
     )
     record["timeouts"] = {"firstorder using": 3, "my_slow_tac 3": 1}
     assert _why_not(record).endswith("`my_slow_tac 3`: a larger --tactic-timeout may prove it)")

@@ -131,6 +131,8 @@ def _timeouts(record: dict[str, Any]) -> str:
         if (t.split() or [""])[0] not in ROUTINE_TIMEOUTS and not _MAY_LOOP.search(t)
     ]  # fmt: skip
     slowest = max(special or stopped, key=lambda tactic: stopped[tactic])
+    if slowest.endswith(" using"):  # a kind, its hint lemmas left out when counting
+        slowest += " …"
     advice = ": a larger --tactic-timeout may prove it" if special else ""
     return (
         f" ({len(stopped)} tactic(s) stopped at the per-tactic limit, such as `{slowest}`{advice})"
