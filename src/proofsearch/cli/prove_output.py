@@ -152,7 +152,8 @@ def write_back(
         f"time: {wall:.1f} s wall; holes {clock['holes']:.2f} s, trace {clock['trace']:.1f} s, "
         f"search {clock['search']:.1f} s (headers {clock['header']:.1f} s), presentation "
         f"{clock['presentation']:.1f} s, rebuild "
-        f"{clock['rebuild']:.1f} s, write-back {clock['write-back']:.1f} s; around the "
+        f"{clock['rebuild']:.1f} s, {'write-back' if args.write else 'final checks'} "
+        f"{clock['write-back']:.1f} s; around the "
         f"search {around:.1f} s ({100 * around / wall if wall else 0:.0f} % of wall)"
     )
     print(f"results: {output}; {_run_folder_line(project)}")
