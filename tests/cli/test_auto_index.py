@@ -47,6 +47,10 @@ def _theorems(tmp_path: Path, header: str = "") -> Path:
     [
         (["--prover", "lean"], "--prover lean has none"),
         (["--generator", "portfolio"], "generator portfolio does not read an index"),
+        # Audit 45: the generator's and prover's options came after the tracing.
+        (["--gen-option", "neighbors=3"], "neighbors"),
+        (["--prover-option", "nonsense"], "KEY=VALUE"),
+        (["--generator", "fixed"], "needs a tactic"),
     ],
 )
 def test_auto_is_refused_before_any_trace(
@@ -61,7 +65,7 @@ def test_auto_is_refused_before_any_trace(
     argv = ["search", str(_theorems(tmp_path)), "--index", "auto", "--output", str(out), *extra]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "--index auto" in err and why in err
+    assert why in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()
 
 

@@ -404,6 +404,23 @@ def check_files(args: argparse.Namespace) -> None:
         )  # fmt: skip
 
 
+def _check_before_tracing(args: argparse.Namespace) -> None:
+    """The generator's and the prover's settings, checked before ``--index auto`` traces
+    libraries (minutes on a first run): the README promises them "before any work", and
+    a bad ``--gen-option`` came after the tracing (audit 45). Checked as the run will
+    see them, with an index standing for the folders the tracing will give."""
+    ahead = argparse.Namespace(**vars(args))
+    ahead.index = [os.path.join(os.getcwd(), "auto-index")]
+    if ahead.generator is None:
+        ahead.generator = default_generator(args.prover, ahead.index)
+    check_generator_inputs(ahead)
+    try:
+        prover_options(args)
+        generator_options(ahead)
+    except ValueError as exc:
+        raise CommandError("", str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from proofsearch.cli.theorem_input import read_theorem_file
     from proofsearch.cli.traces import check_places, index_list, open_traces, recorded_coq_args
@@ -425,6 +442,8 @@ def run(args: argparse.Namespace) -> int:
     check_files(args)
     check_cluster_workers(args, console)
     if auto_index.wants_auto(args.index):
+        if args.prover == "coq":  # Lean's is refused by what follows, as it has none
+            _check_before_tracing(args)
         args.index = auto_index.resolve(args, loaded.theorems, console)
     traces = open_traces(index_list(args.index))
     if args.prover == "coq" and not args.coq_arg:
