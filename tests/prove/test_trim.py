@@ -53,6 +53,14 @@ def test_a_dead_tail_of_the_last_step_is_cut() -> None:
     whole = ["induction n; simpl; auto"]
     asked: list[list[str]] = []
     assert trimmed(whole, lambda c: bool(asked.append(c))) == whole
-    assert asked == [["induction n"], ["induction n; simpl"]]
+    assert asked == [["induction n"], ["simpl; auto"], ["induction n; simpl"]]
     # Brackets are not cut inside.
     assert trimmed(["split; [auto; auto | tauto]"], lambda c: True) == ["split"]
+
+
+def test_a_dead_head_of_the_last_step_is_cut() -> None:
+    """`replace (a - a) with (a + (-1) * a); auto with zarith` on a goal with no `a - a`:
+    the `replace` does nothing, and `auto with zarith` proves it alone (audit 45)."""
+    proof = ["intros a", "unfold d", "replace (a - a) with (a + (-1) * a); auto with zarith"]
+    kept = trimmed(proof, lambda c: c[-1] == "auto with zarith" and len(c) == 3)
+    assert kept == ["intros a", "unfold d", "auto with zarith"]

@@ -54,13 +54,16 @@ def trimmed(proof: Sequence[str], holds: Callable[[list[str]], bool]) -> list[st
 def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[str]:
     """The last step without the ``;`` parts after the goals are closed: a neighbour's
     sentence ``by case: b => //; case: b`` proves a goal that ``by case: b => //`` does
-    (an audit read the dead tail as odd). The first part alone is tried, then all but
-    the last part."""
+    (an audit read the dead tail as odd). The first part alone is tried, then the step
+    without its first part (``replace (a - a) with …; auto with zarith`` on a goal with
+    no ``a - a``, where ``auto with zarith`` does it all: audit 45), then all but the
+    last part."""
     closing, parts = sentence_parts(proof[-1])
     if len(parts) < 2 or not all(parts):
         return proof
-    for count in dict.fromkeys((1, len(parts) - 1)):
-        candidate = [*proof[:-1], closing + "; ".join(parts[:count])]
+    versions = [parts[:1], parts[1:], parts[:-1]]
+    for kept in dict.fromkeys("; ".join(version) for version in versions):
+        candidate = [*proof[:-1], closing + kept]
         if test(candidate):
             return candidate
     return proof
