@@ -86,6 +86,33 @@ def test_batching_policy(monkeypatch: pytest.MonkeyPatch) -> None:
     assert alone == [1, 1, 1]  # with a 5 s window, waiting would have shown in the time
 
 
+def test_a_request_given_up_is_not_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller cut at its theorem's deadline cancels its request: the actor leaves it
+    out of the next batch (the model's time goes to live requests), and a batch that
+    ends after a cancel does not fail on the cancelled request."""
+    import asyncio
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    from proofsearch.distributed.generators import GeneratorActor
+    from proofsearch.theorem import Theorem
+
+    theorem = Theorem("x", "Theorem x : True.")
+    goal = "============================\nTrue"
+
+    async def scenario() -> list[int]:
+        actor = GeneratorActor("portfolio", {"prover": "coq"}, batch_window=0.5, max_batch=8)
+        given_up = asyncio.ensure_future(actor.generate(goal, theorem, 4, 1))
+        live = asyncio.ensure_future(actor.generate(goal, theorem, 4, 2))
+        await asyncio.sleep(0)  # both queued; the batch window is still open
+        given_up.cancel()
+        assert await live
+        with pytest.raises(asyncio.CancelledError):
+            await given_up
+        return actor.batch_sizes()
+
+    assert asyncio.run(scenario()) == [1]
+
+
 def test_concurrent_requests_are_batched_on_ray(local_ray: None) -> None:
     from proofsearch.distributed.generators import GeneratorActor
     from proofsearch.theorem import Theorem

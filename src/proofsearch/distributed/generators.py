@@ -117,6 +117,11 @@ class GeneratorActor:
                     batch.append(await asyncio.wait_for(self._queue.get(), remaining))
                 except TimeoutError:
                     break
+            # A request whose caller gave up (cut at its theorem's deadline, the call
+            # cancelled) is not answered: the model's time goes to live ones.
+            batch = [(request, future) for request, future in batch if not future.done()]
+            if not batch:
+                continue
             self.batches.append(len(batch))
             # One generate_batch call per stage of the schedule (one without a schedule).
             for stage in sorted({request.stage for request, _ in batch}):
@@ -127,10 +132,12 @@ class GeneratorActor:
                     answers = await asyncio.to_thread(answerer.generate_batch, requests)
                 except Exception as exc:  # each waiting request gets the model's error
                     for _, future in group:
-                        future.set_exception(exc)
+                        if not future.done():
+                            future.set_exception(exc)
                     continue
                 for (_, future), answer in zip(group, answers, strict=True):
-                    future.set_result(answer)
+                    if not future.done():  # cancelled while the batch ran
+                        future.set_result(answer)
 
     async def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
         """Take in a proof a prover actor found (``knn``'s online learning), off the loop."""
@@ -228,9 +235,12 @@ class RemoteGenerator(TacticGenerator):
         for _ in range(self.max_retries + 1):
             index = self.slot % len(self.actors)
             wait, cut = wait_bound(math.inf) if bounded else (math.inf, False)
+            ref = send(self.actors[index])
             try:
-                return ray.get(send(self.actors[index]), timeout=wait if cut else None)
+                return ray.get(ref, timeout=wait if cut else None)
             except GetTimeoutError as exc:
+                with contextlib.suppress(Exception):  # the actor need not answer it now
+                    ray.cancel(ref)
                 raise AnswerDeadline(
                     "the search's deadline came before the actor answered"
                 ) from exc
