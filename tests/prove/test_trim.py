@@ -54,6 +54,9 @@ def test_a_dead_tail_of_the_last_step_is_cut() -> None:
     asked: list[list[str]] = []
     assert trimmed(whole, lambda c: bool(asked.append(c))) == whole
     assert asked == [["induction n"], ["simpl; auto"], ["induction n; simpl"]]
+    asked.clear()  # a first part that introduces names is kept (`intros n; lia`)
+    assert trimmed(["intros n; lia"], lambda c: bool(asked.append(c))) == ["intros n; lia"]
+    assert asked == [["intros n"]]
     # Brackets are not cut inside.
     assert trimmed(["split; [auto; auto | tauto]"], lambda c: True) == ["split"]
 

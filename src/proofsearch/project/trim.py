@@ -21,6 +21,8 @@ from proofsearch.generate.knn.prefixes import sentence_parts
 MOST_CHECKS = 6
 #: Proofs of more steps than this keep their steps (only their ``using`` are trimmed).
 MOST_STEPS = 4
+#: A first part that only names what the goal binds: kept before the rest.
+_INTRODUCES = re.compile(r"\s*(?:intros?\b|move\s*=>|revert\b)")
 _USING = re.compile(
     r"^(?P<head>.*?)\s+using\s+(?P<names>[\w'.]+(?:\s*,\s*[\w'.]+)*)(?P<tail>(?:\s+with\b.*)?)$",
     re.S,
@@ -61,7 +63,9 @@ def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[s
     closing, parts = sentence_parts(proof[-1])
     if len(parts) < 2 or not all(parts):
         return proof
-    versions = [parts[:1], parts[1:], parts[:-1]]
+    versions = [parts[:1], parts[:-1]]
+    if not _INTRODUCES.match(parts[0]):  # `intros n; lia` is as a person writes it
+        versions.insert(1, parts[1:])
     for kept in dict.fromkeys("; ".join(version) for version in versions):
         candidate = [*proof[:-1], closing + kept]
         if test(candidate):
