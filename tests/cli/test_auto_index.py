@@ -51,6 +51,7 @@ def _theorems(tmp_path: Path, header: str = "") -> Path:
         (["--gen-option", "neighbors=3"], "neighbors"),
         (["--prover-option", "nonsense"], "KEY=VALUE"),
         (["--generator", "fixed"], "needs a tactic"),
+        (["--gen-option", "neighbours=abc"], "neighbours=abc: must be a whole number"),
     ],
 )
 def test_auto_is_refused_before_any_trace(

@@ -314,3 +314,21 @@ def test_files_after_the_options_are_the_commands_files(
     assert "unrecognized arguments: extra" in capsys.readouterr().err
     assert main(["prove", str(tmp_path), "--list", "B.v", "--nope"]) == 2
     assert "unrecognized arguments: B.v --nope" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``prove . --list | head -1`` printed a BrokenPipeError traceback (an audit)."""
+    import subprocess
+    import sys
+
+    for i in range(3):
+        (tmp_path / f"A{i}.v").write_text("".join(
+            f"Lemma a{i}_{k} : True.\nAdmitted.\n" for k in range(3000)
+        ))  # fmt: skip
+    command = f"{sys.executable} -m proofsearch.cli prove {tmp_path} --list | head -1"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip() == "A0.v:1 a0_0"
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 141

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -30,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from proofsearch.cli.codes import (
+    EXIT_BROKEN_PIPE,
     EXIT_FAILURES,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -177,6 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         print(error_line(args.command, str(exc)), file=sys.stderr)
         return exc.code
+    except BrokenPipeError:
+        # `prove . --list | head -1`: the reader has what it wanted. Python would print a
+        # traceback, and another at exit flushing stdout: point stdout at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, Terminated)
         hint = _resume_hint(args)

@@ -355,12 +355,19 @@ def _trace(
 
         for line in untraced_lines(libraries):
             print_notice(message_console(), line)
+        from proofsearch.generate.library_tactics import LIBRARIES
+
         for prefix in unsourced:
+            bundled = (
+                f" (and the portfolio's {prefix} tactics, offered where a file loads it)"
+                if prefix in LIBRARIES
+                else ""
+            )
             print_notice(
                 message_console(),
                 f"library {prefix}: installed without its .v files, so not traced: its "
-                "lemmas are not premises, and its tactics are learned only from your own "
-                "proofs that use them",
+                "lemmas are not premises, and its tactics come only from your own proofs "
+                f"that use them{bundled}",
                 style="dim",
             )
     return [str(trace_dir), *map(str, libraries), *(args.index or [])], broken

@@ -540,7 +540,7 @@ def run(args: argparse.Namespace) -> int:
         names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
         ours = [r for r in records if r["name"] in names]
         Console().print(summary_table(summarize(ours), wall))
-        for note in (generator_late_note(ours), guard_note(ours)):
+        for note in (generator_late_note(ours), guard_note(ours), axiom_note(ours)):
             if note:
                 print_notice(console, note)
         if portfolio_alone and todo:
@@ -569,6 +569,21 @@ def generator_late_note(records: Sequence[dict[str, Any]]) -> str | None:
             "slow for this --timeout; give a longer --timeout or a faster server"
         )
     return None
+
+
+def axiom_note(records: Sequence[dict[str, Any]]) -> str | None:
+    """A line when found proofs were refused for the axioms they rest on: a theorem
+    file over the Reals, whose every proof rests on the Reals' own axioms, ended each
+    theorem ``error`` after its search (audit 44), the fix only inside each row."""
+    refused = [r for r in records if "uses axioms not allowed" in str(r.get("error") or "")]
+    if not refused:
+        return None
+    return (
+        f"{len(refused)} theorem(s) had a proof refused for the axioms it rests on (the "
+        f"first: {refused[0]['name']}); if the header's libraries are yours to trust (the "
+        "Reals rest on axioms of their own), set the theorems' any_axiom: true or "
+        "allowed_axioms, or pass --allow-axiom NAME, and run again with --resume --retry-errors"
+    )
 
 
 def guard_note(records: Sequence[dict[str, Any]]) -> str | None:

@@ -105,6 +105,24 @@ def _vllm(
     return _with_retrieval(VLLMTacticGenerator(**options), index, retrieved_premises)
 
 
+def _check_kind(key: str, value: Any, default: Any) -> None:
+    """A number or switch option given a value of another kind (``neighbours=abc``) was a
+    TypeError once the run started, after ``--index auto`` had traced (audit 45)."""
+    if isinstance(default, bool):
+        wrong = not isinstance(value, bool)
+        kind = "true or false"
+    elif isinstance(default, int | float):
+        wrong = isinstance(value, bool) or not isinstance(value, int | float)
+        if isinstance(default, int) and isinstance(value, float) and not value.is_integer():
+            wrong = True
+        kind = "a whole number" if isinstance(default, int) else "a number"
+    else:
+        return
+    if wrong:
+        shown = str(default).lower() if isinstance(default, bool) else default
+        raise ValueError(f"--gen-option {key}={value}: must be {kind}; its default is {shown}")
+
+
 def check_options(name: str, options: Mapping[str, Any]) -> None:
     """Refuse options the built-in generator ``name`` would ignore, and a bad ``schedule``,
     before any work (its factory drops unknown keywords). A generator that hands its
@@ -126,6 +144,9 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
                 f"--gen-option {key}: generator {name} has no option {key!r}; "
                 f"its options: {', '.join(known)}"
             )
+    for parameter in parameters:
+        if parameter.name in options:
+            _check_kind(parameter.name, options[parameter.name], parameter.default)
     if name == "knn-portfolio" and "schedule" in options:
         from proofsearch.generate.schedule import parse_schedule
 
