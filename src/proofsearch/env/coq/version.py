@@ -177,14 +177,19 @@ def find_idetop(binary: str) -> str:
     return binary
 
 
+def _ask(binary: str, flag: str) -> subprocess.CompletedProcess[str]:
+    """``binary flag``, its output captured (a minute at most, no input)."""
+    return subprocess.run(
+        [binary, flag], capture_output=True, text=True, timeout=60, check=False,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 @functools.cache
 def binary_version(binary: str) -> CoqVersion:
     """The version ``binary --version`` prints (``coqc`` and ``coqidetop`` both answer)."""
     try:
-        done = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=60, check=False,
-            stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+        done = _ask(binary, "--version")
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ProverStartError(f"cannot run {binary} --version: {exc}") from None
     match = re.search(r"version\s+(\S+)", done.stdout)
@@ -240,10 +245,7 @@ def compiler_problem(coqc: str) -> str | None:
     if shutil.which(coqc) is None:
         return None  # "not found" is said where the binary is needed
     try:
-        done = subprocess.run(
-            [coqc, "-where"], capture_output=True, text=True, timeout=60, check=False,
-            stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+        done = _ask(coqc, "-where")
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot run {coqc} -where: {exc}"
     if done.returncode == 0 and Path(done.stdout.strip()).is_dir():
