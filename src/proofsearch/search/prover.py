@@ -492,7 +492,7 @@ class BestFirstSearchProver:
             result.extra[GENERATOR_LATE] = round(late, 3)
         if cut:
             result.extra[GENERATOR_CUT] = True
-            if expansions == 1:
+            if expanded_before + expansions == 1:  # the theorem's first call, any stage
                 result.extra[GENERATOR_UNANSWERED] = True
         if learn and result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
