@@ -238,20 +238,29 @@ def stdlib_missing_hint(message: str, coqc: str = "coqc") -> str:
 
 @functools.cache
 def compiler_problem(coqc: str) -> str | None:
-    """Why ``coqc`` is not Coq's compiler, or None when it is (``coqc -where`` names a
-    folder). Rocq 9's front end ``rocq`` answers ``--version`` like ``coqc`` but compiles
-    only as ``rocq compile``: given as ``--coqc``, every re-check failed with "Unknown
-    subcommand", each found proof counted as a disagreement."""
+    """Why ``coqc`` is not Coq's compiler, or None when it is: it must compile an empty
+    file given as the re-check gives its files (:data:`NATIVE_OFF` first). Rocq 9's front
+    end ``rocq`` answers ``--version`` and even ``-where`` like ``coqc`` but compiles only
+    as ``rocq compile``: given as ``--coqc``, every re-check failed with "Unknown
+    subcommand", each found proof counted as a disagreement (audit 45)."""
+    import tempfile
+
     if shutil.which(coqc) is None:
         return None  # "not found" is said where the binary is needed
-    try:
-        done = _ask(coqc, "-where")
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"cannot run {coqc} -where: {exc}"
-    if done.returncode == 0 and Path(done.stdout.strip()).is_dir():
+    with tempfile.TemporaryDirectory(prefix="proofsearch-coqc-") as folder:
+        probe = Path(folder) / "Probe.v"
+        probe.write_text("")
+        try:
+            done = subprocess.run(
+                [coqc, *NATIVE_OFF, "-q", str(probe)], cwd=folder, capture_output=True,
+                text=True, timeout=60, check=False, stdin=subprocess.DEVNULL, env=coq_env(),
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"cannot run {coqc}: {exc}"
+    if done.returncode == 0:
         return None
     said = (done.stderr or done.stdout).strip().splitlines()
-    why = f"{coqc} -where answered {said[0][:120]!r}" if said else f"{coqc} -where failed"
+    why = f"it answered {said[0][:120]!r} to an empty file" if said else "it compiles no file"
     if Path(coqc).name == "rocq":
         return (
             f"{coqc} is Rocq's front end, not its compiler ({why}): give --coqc coqc "
