@@ -33,8 +33,9 @@ def add_parser(subparsers: Any) -> None:
         "inputs",
         nargs="*",
         type=Path,
-        help="a folder with a _CoqProject (or _RocqProject), or .v files (with --coq-arg "
-        "for the loadpath)",
+        help="a project folder (_CoqProject, _RocqProject, or dune's coq.theory/rocq.theory; "
+        "a folder of .v files with none of these), or .v files (with --coq-arg for the "
+        "loadpath)",
     )
     parser.add_argument(
         "--coq-stdlib", action="store_true", help="trace the installed standard library"
