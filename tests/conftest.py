@@ -36,6 +36,22 @@ DEMO = ROOT / "benchmarks" / "coq" / "demo.jsonl"
 COQ_INSTALLED = shutil.which(find_idetop("coqidetop.opt")) is not None
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The whole session's ``XDG_CACHE_HOME``: a folder of its own, empty at the start.
+
+    Traces, knn caches and ``prove``'s results went to the user's ``~/.cache/proofsearch``,
+    so a run found what earlier runs had left (warm caches, old tracer revisions) and CI,
+    starting empty, saw what no developer's run did. A test that needs its own empty cache
+    still sets one (``monkeypatch.setenv``); this one comes back after it.
+    """
+    patch = pytest.MonkeyPatch()
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    patch.setenv("XDG_CACHE_HOME", str(folder))
+    yield folder
+    patch.undo()
+
+
 def descendants(name_part: str) -> list[psutil.Process]:
     """Live (non-zombie) descendants of this test process whose name contains ``name_part``."""
     found = []

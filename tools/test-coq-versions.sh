@@ -33,11 +33,12 @@ TESTS=(
     "tests/distributed/test_cli_ray.py::test_sigkill_then_resume_every_theorem_exactly_once"
 )
 # Debian packages of each root: Coq (sid splits the stdlib out), CoqHammer and its provers
-# (the baselines), Python; on trixie also math-comp's ssreflect for tests/libs (sid's
+# (the baselines), Python; on trixie also math-comp's ssreflect for tests/libs and
+# Equations for the test of its tactics (sid's
 # math-comp 2.6 cannot be installed while its elpi dependency is missing there: those
 # tests skip with their reason). --no-install-recommends keeps the roots small.
 PACKAGES="coq libcoq-hammer eprover z3 cvc4 python3 python3-venv ca-certificates"
-EXTRA_trixie="libcoq-mathcomp-ssreflect"
+EXTRA_trixie="libcoq-mathcomp-ssreflect libcoq-equations"
 EXTRA_sid="libcoq-stdlib"
 
 if [ "$(id -u)" != 0 ]; then
@@ -170,7 +171,7 @@ run_release() {
     # shellcheck disable=SC2016
     run_in_root "$root" bash -c '
         cd /src/proofsearch
-        python -m pytest -q -rs "$@" >/tmp/pytest.log 2>&1
+        python -m pytest -q -rfEs "$@" >/tmp/pytest.log 2>&1
         echo "pytest-exit $?"
         tail -n 1 /tmp/pytest.log | sed "s/^/pytest-summary /"
         python -m proofsearch.cli search benchmarks/coq/demo.jsonl --workers 2 --timeout 30 \
@@ -199,6 +200,8 @@ print(\"demo-proved\", sum(x[\"status\"]==\"proved\" for x in r), len(r))"
         "$version" "$release" "$package" "${passed:-0}" "$failed" "${proved:-?}" \
         "$([ "${check_exit:-1}" = 0 ] && echo ok || echo FAILED)" "$verdict" \
         $((SECONDS - start)) "$log" | tee -a "$LOGS/summary.txt"
+    # The failing tests by name, so that a CI log that shows only this output says which.
+    grep -E '^(FAILED|ERROR) ' "$log" | cut -c1-200 | sed 's/^/    /' | tee -a "$LOGS/summary.txt" || true
     [ "$verdict" = ok ]
 }
 
