@@ -37,6 +37,7 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "unfocused": "intros m; lia",
     "dead": "intros m; reflexivity",
     "uses_ax": "exact (ax 0)",
+    "uses_dep_ax": "exact (dep_ax 0)",
     "zero_or_not": "intros n; apply excluded",
     "nat_refl": "intros x; reflexivity",
     "Make.pick_default": "intros []; reflexivity",

@@ -89,6 +89,15 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         f"proofsearch prove: {tmp_path}: no _CoqProject, _RocqProject or dune-project in "
         f"this folder, but {folder} has one; give that folder (the project's root)"
     )
+    (tmp_path / "lang" / "sub").mkdir(parents=True)  # a workspace: both are named
+    (tmp_path / "lang" / "_CoqProject").write_text("-R . Lang\n")
+    (tmp_path / "lang" / "sub" / "_CoqProject").write_text("-R . Sub\n")  # inside lang
+    assert prove(str(tmp_path), "--list") == 2
+    assert f"these folders have one: {tmp_path / 'lang'}, {folder}; give one of them" in (
+        capsys.readouterr().err
+    )
+    for path in (tmp_path / "lang" / "sub" / "_CoqProject", tmp_path / "lang" / "_CoqProject"):
+        path.unlink()
     assert prove(str(folder), "--lemma", "nope", "--list") == 2
     assert capsys.readouterr().err.strip() == (
         "proofsearch prove: --lemma nope: no hole of the selected files matches; "
@@ -107,6 +116,9 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert prove(str(folder), "Base.v", "--list") == 0
     line = "not searched: Base.v:{} half: a Fixpoint is not a hole (holes: lemmas, Examples, "
     assert line.format(FILES["Base.v"].count("\n") + 1) in capsys.readouterr().out
+    # A run narrowed to other lemmas does not speak of it (audit 47: on every run).
+    assert prove(str(folder), "Base.v", "--lemma", "dbl_*", "--list") == 0
+    assert "not searched" not in capsys.readouterr().out
     # `--lemma` naming it says why it is not searched (it said "no hole … matches").
     assert prove(str(folder), "Base.v", "--lemma", "half", "--list") == 2
     assert capsys.readouterr().err.strip() == (
@@ -692,6 +704,31 @@ def test_a_proof_resting_on_an_admitted_lemma(
     assert (folder / "A.v").read_text() == text.replace(
         "0 = 1.\nAdmitted.", "0 = 1.\nProof.\n  exact (ax 0).\nQed."
     )
+
+
+def test_a_proof_resting_on_a_sibling_projects_admitted_lemma(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace of two projects (audit 47): ``lang`` binds ``-Q ../base Base``, whose
+    ``dep_ax`` is still ``Admitted``. A proof through it was said "filled", with no
+    "rests on Admitted" line, and ``--strict`` wrote it too: only the project's own
+    ``Admitted`` lemmas counted, though Base's sources were traced for the run."""
+    base, lang = tmp_path / "base", tmp_path / "lang"
+    base.mkdir()
+    lang.mkdir()
+    (base / "B.v").write_text("Lemma dep_ax : forall n : nat, n = S n.\nProof. Admitted.\n")
+    subprocess.run(["coqc", "-Q", ".", "Base", "B.v"], cwd=base, check=True)
+    (lang / "_CoqProject").write_text("-Q ../base Base\n-R . Lang\nA.v\n")
+    text = "From Base Require Import B.\nLemma uses_dep_ax : 0 = 1.\nAdmitted.\n"
+    (lang / "A.v").write_text(text)
+    args = ["prove", str(lang), "--generator", STAND_IN, "-o", str(tmp_path / "r.jsonl"), "--quiet"]
+    assert main([*args, "--strict", "--write"]) == 0  # Base is traced, as a library
+    out = capsys.readouterr().out
+    assert "left Admitted: A.v:2 uses_dep_ax: --strict: rests on B.dep_ax, still Admitted" in out
+    assert (lang / "A.v").read_text() == text
+    assert main([*args, "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "rests on Admitted: A.v:2 uses_dep_ax uses B.dep_ax (Print Assumptions)" in out
 
 
 AXIOMS_AND_FUNCTORS = """\

@@ -160,7 +160,8 @@ def write_back(
     if not args.write and outcome.filled:
         print_notice(
             console,
-            "dry run: nothing written; --write writes these proofs (reusing this run's results)",
+            "dry run: no proof written (only .vo files, where make would build them); "
+            "--write writes these proofs (reusing this run's results)",
         )
     _save(output, plan, outcome, results, args.write, clock, wall)
     return EXIT_FAILURES if refused or unwritable else EXIT_OK

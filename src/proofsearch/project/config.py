@@ -103,9 +103,14 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
         if visible(path) and path.is_file()
     )
     if inner:  # the parent of a project given by mistake: its loadpath would be wrong
+        tops = [p for p in dict.fromkeys(inner) if not any(q in p.parents for q in inner)]
+        if len(tops) == 1:
+            found = f"{tops[0]} has one; give that folder (the project's root)"
+        else:  # a workspace of projects: name them all (audit 47 named only the first)
+            shown = ", ".join(map(str, tops[:4])) + (" …" if len(tops) > 4 else "")
+            found = f"these folders have one: {shown}; give one of them (a project's root)"
         raise SourceError(
-            f"{folder}: no _CoqProject, _RocqProject or dune-project in this folder, but "
-            f"{inner[0]} has one; give that folder (the project's root)"
+            f"{folder}: no _CoqProject, _RocqProject or dune-project in this folder, but {found}"
         )
     paths = [path for path in sorted(folder.rglob("*.v")) if visible(path)]
     if not paths:

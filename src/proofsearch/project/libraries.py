@@ -299,6 +299,18 @@ def untraced_files(outs: Sequence[Path]) -> list[tuple[Path, FileRecord]]:
     ]
 
 
+def admitted_lemmas(outs: Sequence[Path]) -> dict[str, str]:
+    """The proofs the trace folders ``outs`` record as ending in ``Admitted``: full name
+    → module. A library's unfinished lemma is an axiom to ``Print Assumptions`` like
+    any other; a proof resting on one is not finished either."""
+    return {
+        name: record.module
+        for out in existing(outs)
+        for record in TraceDir(out).files()
+        for name in record.admitted or ()
+    }
+
+
 def held_modules(folders: Sequence[Path]) -> set[str]:
     """The modules the trace ``folders`` hold (none for a folder not made yet: a library
     traced for the first time)."""

@@ -238,7 +238,10 @@ def decide(
                 )
                 del found[hole]
     admitted = plan.admitted_modules()
-    requires = {module: plan.requires(module) for module in plan.graph}
+    # A library's admitted lemma is printed by a path its modules make unambiguous:
+    # every project module may load any traced library module.
+    outside = sorted(set(plan.library_admitted.values()))
+    requires = {module: [*plan.requires(module), *outside] for module in plan.graph}
     if not found:
         return outcome
     with ScratchBuild(project, plan.graph, coqc=coqc, jobs=jobs, leave_out=plan.unbuilt) as scratch:

@@ -47,6 +47,11 @@ class HolePlan:
     propositions_only: bool = True
     #: The trace's ``Admitted`` proofs, full name → module (:meth:`read_trace`).
     traced_admitted: dict[str, str] = field(default_factory=dict)
+    #: The ``Admitted`` proofs of the libraries traced for the project (a sibling
+    #: project bound with ``-Q ../base Base``, an installed library with sources), full
+    #: name → module: a proof resting on one is marked, and refused by ``--strict``, as
+    #: one resting on the project's own (audit 47: a workspace's two projects).
+    library_admitted: dict[str, str] = field(default_factory=dict)
     #: ``--lemma`` patterns that matched no hole but may match an obligation's name,
     #: which is Coq's once the project is traced (:meth:`read_trace`), and all of them.
     pending_patterns: list[str] = field(default_factory=list)
@@ -100,6 +105,7 @@ class HolePlan:
         Coq gave, inside Modules too), and the other ``Admitted`` proofs."""
         found = {f"{s.source.module}.{s.ident}": s.source.module for s in self.skipped if s.ident}
         found.update(self.traced_admitted)
+        found.update({n: m for n, m in self.library_admitted.items() if n not in found})
         found.update({f"{h.source.module}.{h.qualid}": h.source.module for h in self.all_holes})
         return found
 
@@ -226,11 +232,7 @@ def plan_holes(
             if not select_lemmas(plan.selected, [pattern]) and unnamed:
                 plan.pending_patterns.append(pattern)
             elif not select_lemmas(plan.selected, [pattern]):
-                skipped = [
-                    s for s in plan.not_searched
-                    if fnmatch.fnmatchcase(s.ident, pattern)
-                    or fnmatch.fnmatchcase(f"{s.source.file}:{s.ident}", pattern)
-                ]  # fmt: skip
+                skipped = [s for s in plan.not_searched if _named(s, [pattern])]
                 why = (
                     f"{skipped[0].ident} ({skipped[0].source.file}:{skipped[0].line}) is not "
                     f"searched: {skipped[0].reason}"
@@ -241,7 +243,19 @@ def plan_holes(
         if plan.pending_patterns:
             plan.lemma_patterns = list(lemmas)
             plan.selected += [h for h in unnamed if h not in plan.selected]
+        # Said only of the proofs the run was narrowed to (audit 47: an Equations
+        # obligation of another file was said "not searched" on every --lemma run).
+        plan.not_searched = [s for s in plan.not_searched if _named(s, lemmas)]
     return plan
+
+
+def _named(skipped: Skipped, patterns: Sequence[str]) -> bool:
+    """Whether a ``--lemma`` pattern names this proof, as :func:`select_lemmas` a hole."""
+    names = (skipped.ident, f"{skipped.source.file}:{skipped.ident}",
+             f"{skipped.source.file.rsplit('/', 1)[-1]}:{skipped.ident}")  # fmt: skip
+    return bool(skipped.ident) and any(
+        fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names
+    )
 
 
 def written_path(results: Path) -> Path:
