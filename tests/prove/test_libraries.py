@@ -280,6 +280,34 @@ def test_a_library_the_project_binds_from_outside_is_traced(
     assert sorted(p.name for p in dep.iterdir()) == before
 
 
+def test_a_library_found_through_coqpath_is_traced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``COQPATH`` folders are mapped by Coq as ``user-contrib`` is: a sibling project
+    reached that way compiled, but was neither traced nor said (audit 47)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    dep, folder, coqpath = tmp_path / "dep", tmp_path / "proj", tmp_path / "coqpath"
+    for made in (dep, folder, coqpath):
+        made.mkdir()
+    (dep / "D.v").write_text("Lemma weird_id : forall n : nat, n + 0 = n.\nProof. auto. Qed.\n")
+    subprocess.run(["coqc", "-Q", ".", "Dep", "D.v"], cwd=dep, check=True)
+    (coqpath / "Dep").symlink_to(dep)
+    monkeypatch.setenv("COQPATH", str(coqpath))
+    (folder / "_CoqProject").write_text("-R . P\nA.v\n")
+    (folder / "A.v").write_text(
+        "From Dep Require Import D.\nLemma use (n : nat) : n + 0 = n.\nProof. Admitted.\n"
+    )
+    project = load_project([folder])
+    prelude = theories_prefix(coq_where())
+    stdlib = library_project(prelude)
+    assert stdlib is not None
+    given = tmp_path / "given"
+    _shards(given, *_closure(requires(stdlib), {f"{prelude}.Init.Prelude"}))
+    (out,) = trace_libraries(project, jobs=1, given=[given])
+    assert TraceDir(out).modules() == {"Dep.D"}
+    assert "Dep.D.weird_id" in {p.name for p in TraceDir(out).premises("Dep.D")}
+
+
 def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path) -> None:
     """It was one bare `failed QuickChick.v:37: …` line among the progress lines of the
     first run (brackets in Coq's message eaten as markup), and nothing afterwards."""

@@ -216,6 +216,13 @@ def test_an_option_coq_does_not_know_is_named(
     err = " ".join(capsys.readouterr().err.split())
     assert "Coq does not know the option -no-such-option" in err, err
     assert "from the _CoqProject or --coq-arg" in err and "does not compile" not in err
+    assert "library trace" not in err  # the libraries fail on it too: not said before
+    # Given with -arg already, the advice was to write it with -arg (audit 47).
+    spec.write_text(spec.read_text().replace("-no-such-option\n", "-arg -no-such-option\n"))
+    assert main(["prove", str(folder), "--lemma", "dbl_add", "--timeout", "5"]) != 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "option -no-such-option that the _CoqProject passes it with -arg: remove it" in err
+    assert "write it -arg" not in err and "library trace" not in err
 
 
 def test_a_project_in_a_folder_with_a_space_has_its_dependencies(tmp_path: Path) -> None:

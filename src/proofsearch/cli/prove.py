@@ -210,6 +210,9 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
     step = time.perf_counter()
     indexes, broken = _trace(args, project, trace_dir)
     clock["trace"] = time.perf_counter() - step
+    from proofsearch.project.libraries import admitted_lemmas
+
+    plan.library_admitted = admitted_lemmas([Path(p) for p in indexes[1:]])
     unbuilt = _set_aside_unbuilt(plan, broken, console, args.write) if broken else []
     from proofsearch.trace.sources import SourceError
 
@@ -309,7 +312,7 @@ def _trace(
     and the project's files that do not compile (``None``: every file traced)."""
     from proofsearch.cli.search import check_index
     from proofsearch.cli.trace import TraceProgress
-    from proofsearch.project.learn import TraceFailed, trace_project
+    from proofsearch.project.learn import UNKNOWN_OPTION, TraceFailed, trace_project
     from proofsearch.project.libraries import trace_libraries
     from proofsearch.trace.sources import SourceError
 
@@ -332,6 +335,8 @@ def _trace(
         try:
             trace_project(project, trace_dir, jobs=jobs, coqc=args.coqc, progress=progress)
         except TraceFailed as exc:
+            if str(exc).startswith(UNKNOWN_OPTION):  # no file of it, nor any library,
+                raise Stop(str(exc), EXIT_FAILURES) from None  # compiles: said first
             broken = exc
         libraries = (
             []

@@ -98,18 +98,69 @@ def prune(project: Project, out: Path) -> None:
 #: or ML module it cannot find, compiled files that disagree, a program a command runs.
 _SETUP_ERROR = re.compile(
     r"Unable to locate library|Cannot find (?:a physical path|library)|Cannot load|"
-    r"inconsistent assumptions|ML module|[Dd]ynlink|findlib|ocamlfind|ocamlbuild|"
+    r"inconsistent assumptions|ML module|[Dd]ynlink|[Ff]indlib|ocamlfind|ocamlbuild|"
     r"No such file|command not found|Extraction|QuickChick"
 )
+#: How the line for an option Coq refuses begins: every file fails on it, the libraries'
+#: traces too, so ``prove`` stops on it before tracing them.
+UNKNOWN_OPTION = "Coq does not know the option"
+#: ``Declare ML Module "x.plugin"`` of a plugin not installed: Findlib then lists every
+#: folder it looked in (600 characters, cut mid-path: audit 47).
+_PLUGIN_MISSING = re.compile(r"Findlib error: (\S+) not found in:.*", re.S)
+_INCONSISTENT = re.compile(r"makes inconsistent assumptions over library (\S+)")
+
+
+def stale_outside(project: Project) -> list[Path]:
+    """Sources the project binds from outside its folder (``-Q ../base Base``) that are
+    newer than their ``.vo``: edited and not rebuilt, so the project compiles against
+    their old text, and an error in its files may be theirs (audit 47)."""
+    from proofsearch.env.coq.version import coq_where
+
+    inside = (project.root.resolve(), coq_where().resolve())  # the installed are built
+    found = []
+    for folder, _prefix in project.mappings:
+        if not folder.is_dir() or any(folder.resolve().is_relative_to(f) for f in inside):
+            continue
+        for source in sorted(folder.rglob("*.v")):
+            vo = source.with_suffix(".vo")
+            if vo.is_file() and vo.stat().st_mtime < source.stat().st_mtime:
+                found.append(source)
+    return found
 
 
 def _failure_line(record: FileRecord, count: int, project: Project) -> str:
     """The line a failed project trace stops with: the loadpath advice names where the
     project's loadpath comes from (its dune files, its _CoqProject or _RocqProject, or
     --coq-arg), and only a setup error gets it: a type error is the file's to fix."""
-    message = " ".join((record.error.message if record.error else "").split())[:400].rstrip(".")
+    message = " ".join((record.error.message if record.error else "").split())
+    plugin = _PLUGIN_MISSING.search(message)
+    if plugin:
+        message = (
+            f"{message[: plugin.start()]}the OCaml plugin {plugin[1]} is not installed "
+            "(Findlib knows no package of that name)"
+        )
+    message = message[:400].rstrip(".")
     line = record.error.line if record.error else 1
     more = f" ({count - 1} more file(s) failed)" if count > 1 else ""
+    stale = stale_outside(project)
+    if stale:  # the project's own text may well be fine
+        names = ", ".join(str(p) for p in stale[:3]) + (" …" if len(stale) > 3 else "")
+        more += (
+            f"; {names} {'is' if len(stale) == 1 else 'are'} newer than the .vo the project "
+            "compiles against: rebuild that project first (make there)"
+        )
+    if plugin:
+        return (
+            f"{record.file}:{line}: the file does not compile: {message}{more}; install the "
+            "plugin (the Coq library's Debian or opam package), or remove the line loading it"
+        )
+    inconsistent = _INCONSISTENT.search(message)
+    if inconsistent:  # a library rebuilt after the project's files were compiled
+        return (
+            f"{record.file}:{line}: the file does not compile: {message}{more}; "
+            f"{inconsistent[1]} was compiled again after the files that load it: rebuild "
+            "the project (make), after the project that provides it"
+        )
     dune = project.build_dir is not None
     described = project_file(project.root)
     given = (
@@ -128,13 +179,23 @@ def _failure_line(record: FileRecord, count: int, project: Project) -> str:
     )
     refused = re.search(r"Unknown option (\S+)", message)
     if refused:  # no file compiles: Coq stopped at an argument before reading any
-        fix = f", or write it -arg {refused[1]} if it is one of Coq's" if described else ""
+        option = refused[1]
+        passed = described is not None and re.search(
+            rf"-arg\s+[\"']?{re.escape(option)}(?![\w-])", described.read_text(errors="replace")
+        )
+        if passed and described is not None:  # `-arg X` is what the file says (audit 47)
+            return (
+                f"{UNKNOWN_OPTION} {option} that the {described.name} passes it "
+                f"with -arg: remove it, or correct its spelling ({record.file}: {message})"
+            )
+        fix = f", or write it -arg {option} if it is one of Coq's" if described else ""
         return (
-            f"Coq does not know the option {refused[1]} that the project gives it (from "
+            f"{UNKNOWN_OPTION} {option} that the project gives it (from "
             f"{given} or --coq-arg): remove it{fix} ({record.file}: {message})"
         )
     if not _SETUP_ERROR.search(message):  # the text itself: no loadpath is to blame
-        return f"{record.file}:{line}: the file does not compile: {message}{more}; fix it there"
+        fix = "" if stale else "; fix it there"
+        return f"{record.file}:{line}: the file does not compile: {message}{more}{fix}"
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}"
         f"{stdlib_missing_hint(message)}; make the project build with coqc (check {where} "

@@ -76,9 +76,26 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
+def outside_vo(project: Project, module: str) -> Path | None:
+    """The ``.vo`` of a module the project binds from outside its folder (``-Q ../base
+    Base``: ``Base.B`` is ``../base/B.vo``), where one exists."""
+    root = project.root.resolve()
+    for folder, prefix in project.mappings:
+        if module != prefix and not module.startswith(f"{prefix}."):
+            continue
+        if folder.resolve().is_relative_to(root):
+            continue
+        parts = module.removeprefix(prefix).lstrip(".").split(".") if module != prefix else []
+        vo = folder.joinpath(*parts).with_suffix(".vo") if parts else None
+        if vo is not None and vo.is_file():
+            return vo
+    return None
+
+
 def needs_build(project: Project, graph: dict[str, list[str]], ordered: list[str]) -> set[str]:
     """Modules whose ``.vo`` must be (re)built, as ``make`` decides: missing, older than
-    the source or than a required ``.vo`` of the project, or requiring one rebuilt."""
+    the source or than a required ``.vo`` (the project's, or one it binds from outside
+    its folder: a sibling project rebuilt since, audit 47), or requiring one rebuilt."""
     if not project.compile:
         return set()
     paths = {source.module: source.path for source in project.sources}
@@ -88,6 +105,8 @@ def needs_build(project: Project, graph: dict[str, list[str]], ordered: list[str
         vo = _mtime(project.vo_path(path))
         deps = [dep for dep in graph[module] if dep in paths]
         dep_vos = [_mtime(project.vo_path(paths[dep])) for dep in deps]
+        outside = (outside_vo(project, dep) for dep in graph[module] if dep not in paths)
+        dep_vos += [_mtime(found) for found in outside if found is not None]
         if (
             vo is None
             or vo < path.stat().st_mtime

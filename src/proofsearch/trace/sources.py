@@ -17,6 +17,7 @@ folder that contains the file, its prefix, then the path below it.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import shlex
 import subprocess
@@ -121,11 +122,15 @@ def theories_prefix(coqlib: Path) -> str:
 
 
 def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
-    """The installed library and user-contrib packages, as Coq maps them."""
+    """The installed library and user-contrib packages, as Coq maps them, and the
+    packages of each ``$COQPATH`` folder, which Coq maps as it maps ``user-contrib``
+    (audit 47: a sibling project found through ``COQPATH`` was never traced)."""
     mappings = [(coqlib / "theories", theories_prefix(coqlib))]
-    contrib = coqlib / "user-contrib"
-    if contrib.is_dir():
-        mappings += [(entry, entry.name) for entry in sorted(contrib.iterdir()) if entry.is_dir()]
+    folders = [coqlib / "user-contrib"]
+    folders += [Path(part) for part in os.environ.get("COQPATH", "").split(os.pathsep) if part]
+    for folder in folders:
+        if folder.is_dir():
+            mappings += [(entry, entry.name) for entry in sorted(folder.iterdir()) if entry.is_dir()]
     return mappings
 
 
