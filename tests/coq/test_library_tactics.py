@@ -59,3 +59,49 @@ def test_a_derivative_goal_is_proved_with_coquelicots_tactic() -> None:
             assert (result.status is Status.PROVED) == proved, (libraries, result.error)
             if proved:
                 assert result.checked and any("auto_derive" in t for t in result.proof or [])
+
+
+def test_equations_tactics_name_the_goals_functions() -> None:
+    """Equations' ``simp f`` and ``funelim (f x)`` name a function of the goal (audit 47:
+    ``half n <= n`` stayed open; its proof is ``funelim (half n); simp half; lia``)."""
+    from proofsearch.generate.applications import applications, heads
+
+    assert applications("half n <= n") == ["half n"]
+    calls = applications("size (shift c t) = size t")
+    assert calls == ["size (shift c t)", "shift c t", "size t"]
+    assert heads(calls) == ["size", "shift"]
+    # Constructors, bound names and arguments are no applications of their own.
+    assert applications("S (double n) = plus n (S n)") == ["double n", "plus n (S n)"]
+    assert applications("forall x, f x = g x") == []
+    assert applications("subst k s t = t") == ["subst k s t"]
+    portfolio = PortfolioGenerator(default_tactics("coq"))
+    goals = "n : nat\n============================\nhalf n <= n"
+    plain = Theorem("t", "Lemma t : True.", "Require Import Arith.")
+    loaded = Theorem("t", "Lemma t : True.", "From Equations Require Import Equations.")
+    assert "simp half" not in {s.tactic for s in portfolio.generate(goals, plain, 300)}
+    offered = {s.tactic for s in portfolio.generate(goals, loaded, 300)}
+    assert {"simp half", "funelim (half n); simp half", "funelim (half n)"} <= offered
+
+
+EQUATIONS = """From Equations Require Import Equations.
+Require Import Arith Lia.
+Equations half (n : nat) : nat :=
+  half 0 := 0;
+  half 1 := 0;
+  half (S (S n)) := S (half n)."""
+
+
+@pytest.mark.skipif(
+    not (coq_where() / "user-contrib" / "Equations").is_dir(),
+    reason="Equations is not installed (Debian: libcoq-equations)",
+)
+def test_a_lemma_about_an_equations_function_is_proved_along_its_definition() -> None:
+    theorem = Theorem("half_le", "Lemma half_le n : half n <= n.", EQUATIONS)
+    with CoqProver(CoqConfig(tactic_timeout=5)) as prover:
+        for libraries, proved in ((False, False), (True, True)):
+            portfolio = PortfolioGenerator(default_tactics("coq"), libraries=libraries)
+            config = SearchConfig(timeout=30, max_expansions=40)
+            result = BestFirstSearchProver(prover, portfolio, config).search(theorem)
+            assert (result.status is Status.PROVED) == proved, (libraries, result.error)
+            if proved:
+                assert any("funelim (half n)" in step for step in result.proof), result.proof

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from proofsearch.generate.applications import applications, heads
 from proofsearch.generate.boolean_cases import case_targets
 from proofsearch.generate.premise_patterns import intro_pattern
 from proofsearch.generate.scrutinees import scrutinees
@@ -61,6 +62,25 @@ class GoalNames:
         ``destruct`` (:func:`proofsearch.generate.scrutinees.scrutinees`). Read only when
         a template asks: the default lists have none, and the portfolio runs per node."""
         return scrutinees(self.conclusion)
+
+    @cached_property
+    def calls(self) -> list[str]:
+        """The conclusion's function applications (``half n``): Equations' ``funelim``
+        targets (:func:`proofsearch.generate.applications.applications`); read only
+        when a template asks."""
+        return applications(self.conclusion)
+
+    @cached_property
+    def functions(self) -> list[str]:
+        """The functions those applications apply (``simp half``)."""
+        return heads(self.calls)
+
+    @cached_property
+    def eliminations(self) -> list[str]:
+        """``funelim (half n); simp half`` for each application: the two steps a proof
+        along an Equations definition begins with, as one (the elimination's goals
+        are stuck until the function's equations unfold)."""
+        return [f"funelim ({call}); simp {call.split()[0]}" for call in self.calls]
 
     @cached_property
     def intro_patterns(self) -> list[str]:

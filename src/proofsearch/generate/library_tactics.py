@@ -1,13 +1,14 @@
 """Tactics a library brings, offered where the theorem's header loads that library.
 
 Some libraries' automation is a tactic of their own: CoqInterval's ``interval``, Gappa's
-``gappa``, Coquelicot's ``auto_derive``. Where the header imports a module of the
-library, the portfolio offers its tactics (``portfolios/coq-<library>.txt``), as it
-offers ssreflect's forms where ssreflect is loaded; elsewhere such a tactic is an
-unknown name, a wasted suggestion. Until 2026-12-07 they reached a search only through
-knn, so only where the project's own proofs already used them (audit 44: two lemmas that
-``interval with (i_taylor x)`` and ``gappa`` prove stayed unproved). A text check on the
-header: no Coq process is involved.
+``gappa``, Coquelicot's ``auto_derive``, Equations' ``simp`` and ``funelim``. Where the
+header imports a module of the library, the portfolio offers its tactics
+(``portfolios/coq-<library>.txt``), as it offers ssreflect's forms where ssreflect is
+loaded; elsewhere such a tactic is an unknown name, a wasted suggestion. Until
+2026-12-07 they reached a search only through knn, so only where the project's own
+proofs already used them (audit 44: two lemmas that ``interval with (i_taylor x)`` and
+``gappa`` prove stayed unproved). A text check on the header: no Coq process is
+involved.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ LIBRARIES: dict[str, str] = {
     "Interval": "coq-interval",
     "Gappa": "coq-gappa",
     "Coquelicot": "coq-coquelicot",
+    "Equations": "coq-equations",
 }
 
 

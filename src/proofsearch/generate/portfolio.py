@@ -9,7 +9,10 @@ with ``forall``), ``{hyp}`` (each hypothesis), ``{eq}`` (each equation hypothesi
 (``? [? ?] [?|?]``, taking apart the conclusion's structured premises as ``intros``
 introduces them: :mod:`~proofsearch.generate.premise_patterns`), ``{rewrite_db}`` (each
 of the theorem's ``rewrite_databases``: a project's ``Hint Rewrite`` databases, which
-``prove`` gives its holes), ``{rel_hyp}`` (each hypothesis ``R a b`` whose relation is
+``prove`` gives its holes), ``{call}``, ``{fun}`` and ``{funelim}`` (each function
+application of the conclusion, its function, and ``funelim (call); simp fun``:
+:mod:`~proofsearch.generate.applications`, for Equations), ``{rel_hyp}`` (each
+hypothesis ``R a b`` whose relation is
 one of the theorem's ``setoid_relations``, the project's own equivalences: ``rewrite H``
 rewrites along it); a template yields one tactic per name, with the template's score.
 Lines without a score get ``-0.1 * rank``, so the file's order is the preference order.
@@ -43,6 +46,9 @@ _PLACEHOLDERS = {
     "{bools}": "booleans",
     "{scrutinee}": "scrutinees",
     "{intro_pattern}": "intro_patterns",
+    "{call}": "calls",
+    "{fun}": "functions",
+    "{funelim}": "eliminations",
     "{rewrite_db}": "",
     "{rel_hyp}": "",
 }
