@@ -67,3 +67,19 @@ def test_a_dead_head_of_the_last_step_is_cut() -> None:
     proof = ["intros a", "unfold d", "replace (a - a) with (a + (-1) * a); auto with zarith"]
     kept = trimmed(proof, lambda c: c[-1] == "auto with zarith" and len(c) == 3)
     assert kept == ["intros a", "unfold d", "auto with zarith"]
+
+
+def test_a_dead_intro_pattern_of_the_last_step_is_cut() -> None:
+    """`by case: a; case: b => // ->` where `by case: a; case: b` proves the goal (audit 45
+    #9, seen again by its verification); a pattern the proof needs is kept, and `move=>`
+    (which only introduces) is never cut."""
+    proof = ["by case: a; case: b => // ->"]
+    assert trimmed(proof, lambda c: c == ["by case: a; case: b"]) == ["by case: a; case: b"]
+    asked: list[list[str]] = []
+    needed = ["elim: n => [|n IH] //=."]
+    assert trimmed(needed, lambda c: bool(asked.append(c))) == needed
+    assert asked == [["elim: n."]]
+    asked.clear()
+    assert trimmed(["by move=> x; case: x"], lambda c: bool(asked.append(c)))
+    assert ["by move"] not in asked and all("=>" in c[0] for c in asked)
+    assert trimmed(["move/eqP => -> //"], lambda c: c == ["move/eqP"]) == ["move/eqP"]

@@ -23,6 +23,8 @@ MOST_CHECKS = 6
 MOST_STEPS = 4
 #: A first part that only names what the goal binds: kept before the rest.
 _INTRODUCES = re.compile(r"\s*(?:intros?\b|move\s*=>|revert\b)")
+#: ssreflect steps whose head does something before the intro pattern (not ``move=>``).
+_SSR_HEAD = re.compile(r"\s*(?:(?:case|elim|apply)\b|move\s*/)")
 _USING = re.compile(
     r"^(?P<head>.*?)\s+using\s+(?P<names>[\w'.]+(?:\s*,\s*[\w'.]+)*)(?P<tail>(?:\s+with\b.*)?)$",
     re.S,
@@ -59,18 +61,42 @@ def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[s
     (an audit read the dead tail as odd). The first part alone is tried, then the step
     without its first part (``replace (a - a) with …; auto with zarith`` on a goal with
     no ``a - a``, where ``auto with zarith`` does it all: audit 45), then all but the
-    last part."""
+    last part, then the last part without its ssreflect intro pattern."""
     closing, parts = sentence_parts(proof[-1])
-    if len(parts) < 2 or not all(parts):
+    if not parts or not all(parts):
         return proof
-    versions = [parts[:1], parts[:-1]]
-    if not _INTRODUCES.match(parts[0]):  # `intros n; lia` is as a person writes it
-        versions.insert(1, parts[1:])
+    versions = [parts[:1], parts[:-1]] if len(parts) >= 2 else []
+    if len(parts) >= 2 and not _INTRODUCES.match(parts[0]):
+        versions.insert(1, parts[1:])  # not for `intros n; lia`: as a person writes it
+    head = _without_intro_pattern(parts[-1])
+    if head is not None:  # `by case: a; case: b => // ->` where `by case: a; case: b` does
+        versions.append([*parts[:-1], head])
+    if not versions:
+        return proof
     for kept in dict.fromkeys("; ".join(version) for version in versions):
         candidate = [*proof[:-1], closing + kept]
         if test(candidate):
             return candidate
     return proof
+
+
+def _without_intro_pattern(part: str) -> str | None:
+    """An ssreflect step's head without its intro pattern (``case: b => // ->`` gives
+    ``case: b``), or None: the step is not ``case``/``elim``/``apply``/``move/`` with a
+    pattern after ``=>`` at the top level (audits 45 and 44 read such tails as odd where
+    nothing needed them)."""
+    if not _SSR_HEAD.match(part):
+        return None
+    depth = 0
+    for index, char in enumerate(part):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and part.startswith("=>", index):
+            head = part[:index].rstrip()
+            return head + "." if head and part.rstrip().endswith(".") else head or None
+    return None
 
 
 def _fewer_premises(proof: list[str], index: int, test: Callable[[list[str]], bool]) -> list[str]:
