@@ -128,9 +128,8 @@ def installed_mappings(coqlib: Path) -> list[tuple[Path, str]]:
     mappings = [(coqlib / "theories", theories_prefix(coqlib))]
     folders = [coqlib / "user-contrib"]
     folders += [Path(part) for part in os.environ.get("COQPATH", "").split(os.pathsep) if part]
-    for folder in folders:
-        if folder.is_dir():
-            mappings += [(entry, entry.name) for entry in sorted(folder.iterdir()) if entry.is_dir()]
+    for folder in (f for f in folders if f.is_dir()):
+        mappings += [(entry, entry.name) for entry in sorted(folder.iterdir()) if entry.is_dir()]
     return mappings
 
 
