@@ -219,3 +219,27 @@ def test_rocq_front_end_as_coqc_is_refused_before_any_work(
     assert main(["trace", str(project), "--coqc", rocq, "--out", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all("Rocq's front end, not its compiler" in x for x in err), err
+
+
+def test_a_coqc_of_another_installation_is_refused_before_any_work(tmp_path: Path) -> None:
+    """The system's coqidetop on PATH and an opam switch's ``--coqc``: proofs were
+    searched by one release and re-checked by another, whose compiled files the first
+    cannot read. A second installation cannot be made here: a folder with a ``coqc`` and
+    a ``coqidetop.opt`` of its own (the real ones behind them)."""
+    opam = tmp_path / "opam" / "bin"
+    opam.mkdir(parents=True)
+    for name in ("coqc", "coqidetop.opt"):
+        real = shutil.which(name) or shutil.which("coqidetop")
+        assert real is not None
+        (opam / name).write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+        (opam / name).chmod(0o755)
+    out = tmp_path / "r.jsonl"
+    given = ["--coqc", str(opam / "coqc")]
+    done = search(str(theorem_file(tmp_path)), "-o", str(out), *FIXED, *given)
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert f"--coqc {opam / 'coqc'} is of another Coq installation than the coqidetop" in line
+    assert f"give --coq-binary {opam / 'coqidetop.opt'} too" in line and not out.exists()
+    both = [*given, "--coq-binary", str(opam / "coqidetop.opt")]
+    done = search(str(theorem_file(tmp_path)), "-o", str(out), *FIXED, *both, "--quiet")
+    assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+from pathlib import Path
 from typing import Any
 
 from proofsearch.search.result import STARTUP_ERROR
@@ -70,6 +71,33 @@ def check_coq_version(prover: str, options: dict[str, Any], *, idetop: bool = Tr
     check_coqc(binaries[-1])
 
 
+def check_same_installation(options: dict[str, Any]) -> None:
+    """Refuse a ``--coqc`` of another installation than the ``coqidetop`` that searches
+    (an opam switch's ``coqc`` given as a path, the system's ``coqidetop.opt`` on PATH),
+    and the reverse: a proof would be searched by one release and re-checked by another,
+    whose compiled files the first cannot read. Told apart by folder (the installation's
+    other binary beside the one given), so no process is started."""
+    from proofsearch.env.coq.version import IDETOP_NAMES, find_idetop
+
+    binary = str(options.get("binary") or "coqidetop.opt")
+    coqc = str(options.get("coqc") or "coqc")
+    pairs = []  # (option given as a path, its installation's other binary, the one used)
+    if "/" in coqc and binary in IDETOP_NAMES:
+        beside = [Path(coqc).parent / name for name in IDETOP_NAMES]
+        pairs.append((f"--coqc {coqc}", beside, find_idetop(binary), "--coq-binary"))
+    if "/" in binary and coqc == "coqc":
+        pairs.append((f"--coq-binary {binary}", [Path(binary).parent / "coqc"], coqc, "--coqc"))
+    for given, beside, used, option in pairs:
+        found = shutil.which(used)
+        theirs = next((p for p in beside if p.is_file() and os.access(p, os.X_OK)), None)
+        if found is None or theirs is None or Path(found).resolve() == theirs.resolve():
+            continue
+        raise StartupFailed(
+            f"{given} is of another Coq installation than the {used} on PATH ({found}): "
+            f"give {option} {theirs} too, or put that installation first on PATH"
+        )
+
+
 def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
     """Start one prover process, and stop it; raise :class:`StartupFailed` if it cannot.
 
@@ -86,6 +114,7 @@ def preflight(prover: str, options: dict[str, Any], check: bool = True) -> None:
             raise StartupFailed(f"{coqc}: not found, proofs cannot be re-checked; fix --coqc")
         if check:
             check_coq_version(prover, options, idetop=False)
+        check_same_installation(options)
     try:
         with make_prover(prover, options) as instance:
             instance.start()
