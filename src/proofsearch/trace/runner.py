@@ -449,6 +449,8 @@ def _safe_path() -> Iterator[None]:
             os.environ["PYTHONSAFEPATH"] = before
 
 
+#: Seconds the workers have to leave after a Ctrl-C before they are killed.
+WORKER_EXIT_GRACE = 15.0
 #: Set in a worker by its first Ctrl-C: the worker leaves once its file's cleanup is done.
 _interrupted = False
 
@@ -492,6 +494,15 @@ def _cancel_on_interrupt(pool: concurrent.futures.ProcessPoolExecutor) -> Iterat
             with contextlib.suppress(OSError):
                 if worker.pid is not None:
                     os.kill(worker.pid, signal.SIGINT)
+        # Wait for them to leave (a file's prover closed first) before this process
+        # exits: a worker still reading a queued file when its parent was gone printed
+        # "EOFError: Ran out of input" with a traceback under the one-line message
+        # (seen once, on a loaded machine, Python 3.14).
+        deadline = time.monotonic() + WORKER_EXIT_GRACE
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.is_alive():
+                worker.kill()
         raise
 
 
