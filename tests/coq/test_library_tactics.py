@@ -42,6 +42,21 @@ def test_the_portfolio_offers_them_only_there() -> None:
     assert "interval" not in {s.tactic for s in off.generate(goals, with_interval, 200)}
 
 
+def proved_only_with_the_librarys_tactics(theorem: Theorem) -> list[str]:
+    """The checked proof the portfolio finds with the library's tactics, after a search
+    without them that finds none (real Coq)."""
+    proof: list[str] = []
+    with CoqProver(CoqConfig(tactic_timeout=5)) as prover:
+        for libraries in (False, True):
+            portfolio = PortfolioGenerator(default_tactics("coq"), libraries=libraries)
+            config = SearchConfig(timeout=30, max_expansions=40)
+            result = BestFirstSearchProver(prover, portfolio, config).search(theorem)
+            assert (result.status is Status.PROVED) == libraries, (libraries, result.error)
+            assert result.checked or not libraries
+            proof = list(result.proof or [])
+    return proof
+
+
 @pytest.mark.skipif(
     not (coq_where() / "user-contrib" / "Coquelicot").is_dir(),
     reason="Coquelicot is not installed (Debian: libcoq-coquelicot)",
@@ -51,14 +66,8 @@ def test_a_derivative_goal_is_proved_with_coquelicots_tactic() -> None:
         "ex_d", "Lemma ex_d : forall x, ex_derive (fun x => x * x + 1) x.", HEADER,
         extra={"any_axiom": True},  # the Reals' own axioms
     )  # fmt: skip
-    with CoqProver(CoqConfig(tactic_timeout=5)) as prover:
-        for libraries, proved in ((False, False), (True, True)):
-            portfolio = PortfolioGenerator(default_tactics("coq"), libraries=libraries)
-            config = SearchConfig(timeout=30, max_expansions=40)
-            result = BestFirstSearchProver(prover, portfolio, config).search(theorem)
-            assert (result.status is Status.PROVED) == proved, (libraries, result.error)
-            if proved:
-                assert result.checked and any("auto_derive" in t for t in result.proof or [])
+    proof = proved_only_with_the_librarys_tactics(theorem)
+    assert any("auto_derive" in step for step in proof), proof
 
 
 def test_equations_tactics_name_the_goals_functions() -> None:
@@ -97,11 +106,5 @@ Equations half (n : nat) : nat :=
 )
 def test_a_lemma_about_an_equations_function_is_proved_along_its_definition() -> None:
     theorem = Theorem("half_le", "Lemma half_le n : half n <= n.", EQUATIONS)
-    with CoqProver(CoqConfig(tactic_timeout=5)) as prover:
-        for libraries, proved in ((False, False), (True, True)):
-            portfolio = PortfolioGenerator(default_tactics("coq"), libraries=libraries)
-            config = SearchConfig(timeout=30, max_expansions=40)
-            result = BestFirstSearchProver(prover, portfolio, config).search(theorem)
-            assert (result.status is Status.PROVED) == proved, (libraries, result.error)
-            if proved:
-                assert any("funelim (half n)" in step for step in result.proof), result.proof
+    proof = proved_only_with_the_librarys_tactics(theorem)
+    assert any("funelim (half n)" in step for step in proof), proof
