@@ -303,9 +303,11 @@ def test_a_library_found_through_coqpath_is_traced(
     assert stdlib is not None
     given = tmp_path / "given"
     _shards(given, *_closure(requires(stdlib), {f"{prelude}.Init.Prelude"}))
-    (out,) = trace_libraries(project, jobs=1, given=[given])
+    unsourced: list[str] = []
+    (out,) = trace_libraries(project, jobs=1, given=[given], unsourced=unsourced)
     assert TraceDir(out).modules() == {"Dep.D"}
     assert "Dep.D.weird_id" in {p.name for p in TraceDir(out).premises("Dep.D")}
+    assert unsourced == []  # it was also said "installed without its .v files"
 
 
 def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path) -> None:

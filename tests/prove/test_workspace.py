@@ -98,6 +98,12 @@ def test_a_plugin_not_installed_is_said_in_a_few_words(
     )
     assert "coq-core/plugins" not in err and "fix it there" not in err
     assert "install the plugin" in err
+    # coqdep refuses the file, and answered for no file of the project: the others'
+    # dependencies are still known (verification 48).
+    from proofsearch.project.config import load_project
+    from proofsearch.trace.deps import requires
+
+    assert requires(load_project([lang]))["Lang.C"] == ["Lang.A"]
 
 
 def test_a_library_rebuilt_after_the_project_is_said_so(tmp_path: Path) -> None:
@@ -119,3 +125,25 @@ def test_a_library_rebuilt_after_the_project_is_said_so(tmp_path: Path) -> None:
     assert line.startswith(f"C.v:1: the file does not compile: {message}; Base.B was ")
     assert "rebuild the project (make), after the project that provides it" in line
     assert "-R/-Q" not in line
+
+
+def test_a_library_gone_since_the_trace_is_said_as_for_a_fresh_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A library the project loads, uninstalled after the project was traced (here: its
+    ``COQPATH`` folder gone): the cached trace was reused, and each hole failed on its own
+    with loadpath advice that blamed the project's lines (audit 44 #6). The file is
+    traced again, and its failure said once, naming the file and line."""
+    base, lang = workspace(tmp_path)
+    coqpath = tmp_path / "coqpath"
+    coqpath.mkdir()
+    (coqpath / "Base").symlink_to(base)
+    monkeypatch.setenv("COQPATH", str(coqpath))
+    (lang / "_CoqProject").write_text("-R . Lang\nA.v\nC.v\n")  # Base through COQPATH
+    assert run(lang, tmp_path) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    (coqpath / "Base").unlink()  # uninstalled
+    assert run(lang, tmp_path) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "A.v:1: the file does not compile:" in err and "Base" in err, err
+    assert "header sentence" not in err

@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.learn import cache_root
-from proofsearch.trace.deps import requires
+from proofsearch.trace.deps import requires, run_coqdep
 from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
 from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
 from proofsearch.trace.sources import (
     Project,
     Source,
-    SourceError,
     coq_where,
     installed_mappings,
     mapping_args,
@@ -58,15 +56,10 @@ def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, 
     args += project.args
     files = [str(source.path) for source in project.sources]
     found: dict[str, set[str]] = {}
+    coqlib = coq_where(coqc).resolve()
     for start in range(0, len(files), 200):
-        try:
-            done = subprocess.run(
-                ["coqdep", *args, *files[start : start + 200]],
-                cwd=project.root, capture_output=True, text=True, check=False, timeout=600,
-            )  # fmt: skip
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise SourceError(f"coqdep failed: {exc}") from None
-        for line in done.stdout.splitlines():
+        output = run_coqdep(["coqdep", *args], files[start : start + 200], project.root)
+        for line in output.splitlines():
             head, sep, tail = line.partition(": ")
             if not sep or not head.split(" ", 1)[0].endswith(".vo"):
                 continue
@@ -74,6 +67,8 @@ def required_library_modules(project: Project, coqc: str = "coqc") -> dict[str, 
                 path = Path(token)
                 if not token.endswith(".vo") or not path.is_absolute():
                     continue
+                if not path.resolve().is_relative_to(coqlib):
+                    continue  # a COQPATH package: traced with the project's outside folders
                 module = module_of(path.with_suffix(".v"), installed)
                 if module is not None:
                     found.setdefault(module.split(".", 1)[0], set()).add(module)

@@ -13,6 +13,7 @@ holding the stdlib's trace needs to let the project's lemmas see it.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,25 +60,46 @@ def requires(
         args = ["-R", str(project.root), prefix]
     args = [*installed_args(project, coqlib or coq_where()), *args]
     for start in range(0, len(files), 200):
-        chunk = files[start : start + 200]
-        try:
-            done = subprocess.run(
-                [coqdep, *args, *chunk],
-                cwd=project.root,
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=600,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise SourceError(f"{coqdep} failed: {exc}") from None
-        for target, deps in _parse(done.stdout, project.root):
+        output = run_coqdep([coqdep, *args], files[start : start + 200], project.root)
+        for target, deps in _parse(output, project.root):
             module = by_path.get(target.resolve())
             if module is None:
                 continue
             names = {module_of(dep, project.mappings) for dep in deps}
             graph[module] = sorted(name for name in names if name and name != module)
     return graph
+
+
+#: ``*** Error: in file A.v, could not find META.coq-nosuch.``: coqdep stops at the first
+#: file it cannot read (an OCaml plugin not installed) and answers for none.
+_FILE_ERROR = re.compile(r"\*\*\* Error: in file (.+?), ")
+
+
+def run_coqdep(command: Sequence[str], files: Sequence[str], cwd: Path) -> str:
+    """coqdep's answer for ``files``, without those it fails on: one file loading a
+    plugin that is not installed made it answer nothing, so no file of the project had
+    a dependency (verification 48: files compiled in alphabetical order, and a rebuilt
+    sibling's dependents were not rebuilt). Such a file has no dependencies; its own
+    compile then says what is missing."""
+    pending = list(files)
+    while pending:
+        try:
+            done = subprocess.run(
+                [*command, *pending], cwd=cwd, capture_output=True, text=True, check=False,
+                timeout=600,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SourceError(f"{command[0]} failed: {exc}") from None
+        said = " ".join(done.stderr.split())  # coqdep wraps its long lines
+        failed = _FILE_ERROR.search(said) if done.returncode != 0 else None
+        if failed is None:
+            return done.stdout
+        named = (cwd / failed[1]).resolve()
+        left = [f for f in pending if (cwd / f).resolve() != named]
+        if len(left) == len(pending):
+            return done.stdout  # a file it names that it was not given: as it answered
+        pending = left
+    return ""
 
 
 def _parse(output: str, root: Path) -> list[tuple[Path, list[Path]]]:

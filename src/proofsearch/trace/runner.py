@@ -316,11 +316,16 @@ def plan(
             coqc=coqc,
             vo=str(project.vo_path(source.path)) if project.build_dir is not None else "",
         )
+        # A module the file loaded when it was traced that no longer resolves (its
+        # library uninstalled since): traced again, so that the file's failure is said
+        # as a fresh project's is, not hole by hole (audit 44 #6).
+        lost = old is not None and bool(set(old.requires) - set(graph[module]))
         reusable = (
             old is not None
             and old.key == key
             and (old.status == "traced" or not retry_failed)
             and not (outdated is not None and outdated(old))
+            and not lost
         )
         if old is not None and reusable:
             if module in build and old.status == "traced":
