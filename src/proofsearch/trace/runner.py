@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -458,18 +459,34 @@ def _safe_path() -> Iterator[None]:
 WORKER_EXIT_GRACE = 15.0
 #: Set in a worker by its first Ctrl-C: the worker leaves once its file's cleanup is done.
 _interrupted = False
+#: Set in a worker while it traces a file (whose prover a Ctrl-C must close first).
+_busy = False
 
 
 def _leave_quietly_on_interrupt() -> None:
-    """A worker's Ctrl-C (the terminal sends it to the whole process group) ends the
-    worker as ``SystemExit`` does, its ``finally`` blocks run: as ``KeyboardInterrupt``
-    each idle worker printed a 20-line traceback above the one-line message."""
+    """A worker's Ctrl-C (the terminal sends it to the whole process group) ends it
+    without a word. An idle worker leaves at once: raised there, the exit was taken for
+    an error in whatever the worker ran (a queue's read: "EOFError"; a weak reference's
+    callback: "Exception ignored in …", which also swallowed it), each printed with a
+    traceback under the one-line message (seen on loaded machines). A worker tracing a
+    file leaves as ``SystemExit`` does, its ``finally`` blocks closing the prover; if
+    that exit is swallowed the same way, nothing is printed, and the worker leaves when
+    its file is done (:func:`_run_job_in_worker`), or the parent kills it."""
 
     def leave(signum: int, frame: object) -> None:
         global _interrupted
         _interrupted = True
+        if not _busy:
+            os._exit(130)
         raise SystemExit(130)
 
+    default_hook = sys.unraisablehook
+
+    def quiet(unraisable: sys.UnraisableHookArgs) -> None:
+        if not (_interrupted and isinstance(unraisable.exc_value, SystemExit)):
+            default_hook(unraisable)
+
+    sys.unraisablehook = quiet
     signal.signal(signal.SIGINT, leave)
 
 
@@ -477,6 +494,8 @@ def _run_job_in_worker(job: Job) -> FileRecord:
     """:func:`run_job`, but an interrupted worker then leaves at once rather than take
     the next file queued for it (the pool runs every file already handed to a worker,
     so a stopped trace went on for minutes)."""
+    global _busy
+    _busy = True
     try:
         if _interrupted:
             raise SystemExit(130)
@@ -484,6 +503,7 @@ def _run_job_in_worker(job: Job) -> FileRecord:
     finally:
         if _interrupted:
             os._exit(130)  # the file's own cleanup has run: its prover is closed
+        _busy = False
 
 
 @contextlib.contextmanager
