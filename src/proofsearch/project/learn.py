@@ -106,7 +106,7 @@ _SETUP_ERROR = re.compile(
 UNKNOWN_OPTION = "Coq does not know the option"
 #: ``Declare ML Module "x.plugin"`` of a plugin not installed: Findlib then lists every
 #: folder it looked in (600 characters, cut mid-path: audit 47).
-_PLUGIN_MISSING = re.compile(r"Findlib error: (\S+) not found in:.*", re.S)
+_PLUGIN_MISSING = re.compile(r"Findlib error: (\S+) not found in:.*", re.S | re.I)
 _INCONSISTENT = re.compile(r"makes inconsistent assumptions over library (\S+)")
 
 

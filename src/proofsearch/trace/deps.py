@@ -70,9 +70,10 @@ def requires(
     return graph
 
 
-#: ``*** Error: in file A.v, could not find META.coq-nosuch.``: coqdep stops at the first
-#: file it cannot read (an OCaml plugin not installed) and answers for none.
-_FILE_ERROR = re.compile(r"\*\*\* Error: in file (.+?), ")
+#: ``*** Error: in file A.v, could not find META.coq-nosuch.`` (8.16), ``*** Error: In file
+#: A.v findlib error: …`` (Rocq 9.2): coqdep stops at the first file it cannot read (an
+#: OCaml plugin not installed) and answers for none.
+_FILE_ERROR = re.compile(r"\*\*\* Error: [Ii]n file (.+?\.v)(?=[,:\s])")
 
 
 def run_coqdep(command: Sequence[str], files: Sequence[str], cwd: Path) -> str:
