@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import re
 
-from proofsearch.generate.scrutinees import bound_inside
+from proofsearch.generate.scrutinees import BRACKETS, bound_inside
 
 _TOKEN = re.compile(r"[^\W\d][\w'.]*|\d+|\S")
-_OPEN = {"(": ")", "[": "]", "{": "}"}
 _KEYWORDS = frozenset(
     [
         "forall",
@@ -96,7 +95,7 @@ def _arguments_end(tokens: list[tuple[str, int, int]], start: int) -> int:
     index = start
     while index < len(tokens):
         text = tokens[index][0]
-        if text in _OPEN:
+        if text in BRACKETS:
             close = _closing(tokens, index)
             if close is None:
                 return index
@@ -113,7 +112,7 @@ def _outermost(tokens: list[tuple[str, int, int]], start: int, stop: int) -> lis
     depth, found = 0, []
     for index in range(start, stop):
         text = tokens[index][0]
-        if text in _OPEN:
+        if text in BRACKETS:
             depth += 1
         elif text in (")", "]", "}"):
             depth -= 1
@@ -127,8 +126,8 @@ def _closing(tokens: list[tuple[str, int, int]], start: int) -> int | None:
     closers: list[str] = []
     for index in range(start, len(tokens)):
         text = tokens[index][0]
-        if text in _OPEN:
-            closers.append(_OPEN[text])
+        if text in BRACKETS:
+            closers.append(BRACKETS[text])
         elif closers and text == closers[-1]:
             closers.pop()
             if not closers:

@@ -26,7 +26,8 @@ import re
 
 #: Identifiers (qualified, with primes), and single bracket characters.
 _TOKEN = re.compile(r"[^\W\d][\w'.]*|\S")
-_OPEN = {"(": ")", "[": "]", "{": "}"}
+#: Each opening bracket → its closing one.
+BRACKETS = {"(": ")", "[": "]", "{": "}"}
 _END = {
     "match": frozenset({"with", "as", "in", "return"}),
     "if": frozenset({"then", "is", "isn't", "as", "return"}),
@@ -85,8 +86,8 @@ def _term(
     closers: list[str] = []
     for index in range(start, len(tokens)):
         text = tokens[index][0]
-        if text in _OPEN:
-            closers.append(_OPEN[text])
+        if text in BRACKETS:
+            closers.append(BRACKETS[text])
         elif closers and text == closers[-1]:
             closers.pop()
         elif text in (")", "]", "}"):
