@@ -109,3 +109,35 @@ def test_a_traces_plain_lines_say_how_long_is_left(tmp_path: Path) -> None:
         "trace files 1/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:00:30 · about 0:01:30 left",
         "trace files 2/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:00:35",
     ]
+
+
+def test_a_traces_estimate_follows_a_slowing_rate(tmp_path: Path) -> None:
+    """Later files of a library are slower per byte (the stdlib's trace was promised 1:44
+    more after 10 s and took 7:02): where the last minute's rate is slower than the whole
+    run's, the plain line's estimate uses it."""
+    from types import SimpleNamespace
+
+    from proofsearch.cli.trace import TraceProgress
+    from proofsearch.trace.runner import Summary
+    from proofsearch.trace.schema import FileRecord
+
+    jobs = []
+    for name in ("A.v", "B.v", "C.v", "D.v"):
+        (tmp_path / name).write_text("x" * 100)
+        jobs.append(SimpleNamespace(source=SimpleNamespace(path=tmp_path / name)))
+    stream, clock = io.StringIO(), FakeClock()
+    bar = TraceProgress(jobs, Summary(files=4))
+    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
+    bar.plain, bar.ticker = True, PlainTicker(console, interval=1000.0, clock=clock)
+    record = FileRecord(
+        file="A.v", module="A", requires=[], key="k", coq_version="8.16.1", status="traced"
+    )
+    with bar:
+        for seconds in (10, 10, 60):  # 100 bytes each: the third takes 60 s
+            clock.now += seconds
+            bar.record(record, False, 100)
+        # The whole run's rate (300 bytes in 80 s) says 27 s; the last 60 s's says 60 s.
+        assert bar.plain_line().endswith("elapsed 0:01:20 · about 0:01:00 left")
+        clock.now -= 60  # as if the third file had come at 20 s: the whole run's rate, 6.7 s
+        bar._samples[-1] = (20.0, 300)
+        assert bar.plain_line().endswith("elapsed 0:00:20 · about 0:00:06 left")

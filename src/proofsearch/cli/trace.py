@@ -210,6 +210,10 @@ def _run_on_ray(args: argparse.Namespace, jobs: list[Any], progress: TraceProgre
                            code=EXIT_FAILURES) from None  # fmt: skip
 
 
+#: Seconds of recent progress the plain lines' estimate also looks at.
+RATE_WINDOW = 60.0
+
+
 class TraceProgress:
     """The live bar: source bytes done (so the ETA weighs big files), files, counts."""
 
@@ -244,6 +248,8 @@ class TraceProgress:
         )
         total = sum(job.source.path.stat().st_size for job in jobs) or 1
         self.total_bytes, self.done_bytes = total, 0
+        #: (elapsed seconds, bytes done) at each file's end, for the recent rate.
+        self._samples: list[tuple[float, int]] = [(0.0, 0)]
         self.task = self.progress.add_task("trace", total=total, tally="")
         self._refresh()
 
@@ -263,11 +269,23 @@ class TraceProgress:
         elapsed = self.ticker.elapsed()
         line = f"trace {self._tally('failed {}')} · elapsed {clock_text(elapsed)}"
         if 0 < self.done_bytes < self.total_bytes and self.done_files < self.total_files:
-            # By source bytes, as the bar's ETA: a big library's trace takes long, and
-            # a log showed no end in sight (UniMath: 231 of ~690 files after 6 minutes).
-            left = elapsed * (self.total_bytes - self.done_bytes) / self.done_bytes
-            line += f" · about {clock_text(left)} left"
+            line += f" · about {clock_text(self.seconds_left(elapsed))} left"
         return line
+
+    def seconds_left(self, elapsed: float) -> float:
+        """What is left, by source bytes as the bar's ETA (a log of a big library's trace
+        showed no end in sight: UniMath, 231 of ~690 files after 6 minutes): at the whole
+        run's rate, or at the last :data:`RATE_WINDOW` seconds' where that is slower. Later
+        files load more and run heavier tactics, so the whole run's rate promised the
+        stdlib's trace 1:44 more after 10 s and 1:40 after 3:46; it took 7:02 in all."""
+        left = self.total_bytes - self.done_bytes
+        estimate = elapsed * left / self.done_bytes
+        recent = [(t, done) for t, done in self._samples if t >= elapsed - RATE_WINDOW]
+        if len(recent) >= 2 and recent[-1][0] - recent[0][0] >= RATE_WINDOW / 2:
+            (start, before), (end, after) = recent[0], recent[-1]
+            if after > before:
+                estimate = max(estimate, (end - start) * left / (after - before))
+        return estimate
 
     def record(self, record: Any, skipped: bool, size: int) -> None:
         from rich.markup import escape
@@ -275,6 +293,7 @@ class TraceProgress:
         self.summary.add(record, skipped)
         self.done_files += 1
         self.done_bytes += size
+        self._samples.append((self.ticker.elapsed(), self.done_bytes))
         self.progress.advance(self.task, size)
         self._refresh()
         if self.plain:
