@@ -47,7 +47,7 @@ from proofsearch.generate.knn.premise_uses import use_arrays
 from proofsearch.generate.knn.scope import ModuleTable
 from proofsearch.trace.schema import FileRecord, Premise, ProofStep, TraceDir
 
-CORPUS_VERSION = 8
+CORPUS_VERSION = 9
 #: Features in more than this share of the states are dropped (big traces only): they
 #: say little and their posting lists would dominate the time of a query.
 MAX_DF_SHARE = 0.2
@@ -297,7 +297,7 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
     )
     joined = {
         key: np.concatenate([p.arrays[key] for p in parts])
-        for key in ("premise_line", "premise_applicable", "premise_definition")
+        for key in ("premise_line", "premise_applicable", "premise_definition", "premise_admitted")
     }
     return {
         **index.arrays("premises"),
@@ -313,6 +313,9 @@ def _premise_arrays(parts: Sequence[FolderParts]) -> dict[str, np.ndarray]:
         "premise_applicable": joined["premise_applicable"].astype(bool),
         # Definitions, for ``unfold`` (generate/retrieval/unfold.py).
         "premise_definition": joined["premise_definition"].astype(bool),
+        # Admitted lemmas, offered only to a theorem whose proof may rest on them
+        # (generate/knn/admitted.py).
+        "premise_admitted": joined["premise_admitted"].astype(bool),
     }
 
 

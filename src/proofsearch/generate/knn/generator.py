@@ -24,6 +24,7 @@ from typing import TypeAlias
 import numpy as np
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.knn.admitted import AdmittedPremises
 from proofsearch.generate.knn.analogy import (
     ANALOGY_PENALTY,
     NameEdit,
@@ -138,6 +139,9 @@ class KnnGenerator(TacticGenerator):
             until=corpus.arrays.get("premise_until"),
         )
         self._premise_names: SuffixNames | None = None
+        self.admitted = AdmittedPremises(
+            corpus.premise_names.__getitem__, corpus.arrays.get("premise_admitted")
+        )
         #: The theorem last asked about, and its name edits by neighbour lemma number.
         self._edits: tuple[str, dict[str, NameEdit | None]] = ("", {})
 
@@ -162,6 +166,9 @@ class KnnGenerator(TacticGenerator):
         suggestions += self._from_learned(
             keys, learned_weights, norm, scope, goal, analogy, widened
         )
+        hidden = self.admitted.hidden_names(theorem)
+        if hidden:  # a proof through one would be refused (knn/admitted.py)
+            suggestions = [s for s in suggestions if not names_any(s.tactic, hidden, goal)]
         return best_unique(suggestions, n)
 
     def _widened(
@@ -449,6 +456,15 @@ class KnnGenerator(TacticGenerator):
             self.learned.tactics.append(tactic)
             for key, weight in weights.items():
                 self.learned.postings[key].append((state, weight / norm))
+
+
+def names_any(tactic: str, names: frozenset[str], goal: ParsedGoal) -> bool:
+    """Whether ``tactic`` names one of ``names`` (by a name's last component), not
+    counting the goal's own hypotheses."""
+    return any(
+        found.rsplit(".", 1)[-1] in names and found not in goal.hypothesis_name_set
+        for found in NAME.findall(tactic)
+    )
 
 
 def _log_similarity(similarity: float) -> float:

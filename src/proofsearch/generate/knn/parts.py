@@ -27,7 +27,7 @@ from proofsearch.generate.knn.notation import matching_tokens
 from proofsearch.trace.schema import TraceDir
 
 #: Bumped when what a part holds, or how it is parsed, changes.
-PARTS_VERSION = 2  # 2: premise_until
+PARTS_VERSION = 3  # 2: premise_until; 3: premise_admitted
 #: Kinds of premise that cannot be applied or rewritten with.
 NOT_APPLICABLE = frozenset(
     {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
@@ -128,6 +128,8 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
     definition: list[bool] = []
     premise_names: list[str] = []
     statements: list[str] = []
+    admitted: list[bool] = []
+    unfinished = {record.module: set(record.admitted or ()) for record in trace.files()}
     premises = (
         (i, premise) for i, module in enumerate(modules) for premise in trace.premises(module)
     )
@@ -140,6 +142,7 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
         definition.append(premise.kind == "Definition")
         premise_names.append(premise.name)
         statements.append(premise.statement)
+        admitted.append(premise.name in unfinished.get(modules[module_index], ()))
     return FolderParts(
         {
             **StringTable.build(modules).arrays("modules"),
@@ -161,6 +164,8 @@ def parse_folder(trace: TraceDir, modules: Sequence[str], typed: bool) -> Folder
             "premise_until": np.array(premise_until, dtype=np.int32),
             "premise_applicable": np.array(applicable, dtype=bool),
             "premise_definition": np.array(definition, dtype=bool),
+            # Proofs ended by ``Admitted``: axioms to ``Print Assumptions``.
+            "premise_admitted": np.array(admitted, dtype=bool),
         }
     )
 

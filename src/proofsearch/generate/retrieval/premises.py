@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from proofsearch.generate.knn.admitted import AdmittedPremises
 from proofsearch.generate.knn.corpus import TraceCorpus
 from proofsearch.generate.knn.features import (
     binder_types,
@@ -155,6 +156,9 @@ class PremiseRetriever:
             corpus.table, self.module, self.line, until=corpus.arrays.get("premise_until")
         )
         self.uses = PremiseUses(corpus.table, corpus.arrays)
+        self.admitted = AdmittedPremises(
+            self.names.__getitem__, corpus.arrays.get("premise_admitted")
+        )
         self._max_idf = float(self.index.weights.max()) if len(self.index.weights) else 1.0
         self._idf_cache: dict[str, float] = {}
         self._profiles: dict[int, tuple[str, Skeleton | None, Sides, dict[str, float], int]] = {}
@@ -222,6 +226,7 @@ class PremiseRetriever:
         scores = self.index.scores(positions, weights[known])
         if mask is not None:
             scores[~mask] = 0.0
+        scores[self.admitted.hidden(theorem)] = 0.0
         if applicable_only:
             scores[~self.applicable] = 0.0
         candidates = np.flatnonzero(scores > 0)
@@ -331,6 +336,7 @@ class PremiseRetriever:
         ``coverage``, named as a tactic at ``theorem`` names them."""
         scope, _ = self.scopes.get(theorem.name, theorem.extra)
         opened = self._opened(theorem)
+        hidden = set(self.admitted.hidden(theorem))
         return [
             RetrievedPremise(
                 self.local_name(self.names[p], int(self.module[p]), scope, opened),
@@ -341,6 +347,7 @@ class PremiseRetriever:
                 coverage,
             )
             for p in premises
+            if p not in hidden
         ]
 
     def _idf(self, symbol: str) -> float:
