@@ -102,7 +102,7 @@ def test_obligations_are_filled_and_the_project_builds(
     ]
     assert (folder / "P.v").read_text() == PROGRAM.replace(
         "Next Obligation. Admitted.\nNext Obligation. Admitted.\n",
-        "Next Obligation. Admitted.\nNext Obligation.\nProof.\n"
+        "Next Obligation. Admitted.\nNext Obligation.\n"  # no ``Proof.`` added after it
         "  intros n H k E; reflexivity.\nQed.\n",
     ).replace(  # written with the shortest name (the file must admit h's others to ask)
         "  Proof.\n  Admitted.\n",

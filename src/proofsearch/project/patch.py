@@ -28,7 +28,8 @@ def filled_span(hole: Hole, proof: Sequence[str]) -> str:
 
         return fill_admits(hole, proof)
     nl = hole.newline
-    head = hole.proof_sentence or f"{nl}{hole.indent}Proof."
+    # ``Next Obligation.`` opens the proof itself: no ``Proof.`` is added after it.
+    head = hole.proof_sentence or ("" if hole.is_obligation else f"{nl}{hole.indent}Proof.")
     notes = "".join(f"{nl}{hole.tactic_indent}{comment}" for comment in hole.comments)
     if hole.ltac2_mode:  # the proof found is Ltac1's; Ltac2 stays the file's mode after it
         notes += f'{nl}{hole.tactic_indent}Proof Mode "Classic".'
