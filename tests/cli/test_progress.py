@@ -141,3 +141,15 @@ def test_a_traces_estimate_follows_a_slowing_rate(tmp_path: Path) -> None:
         clock.now -= 60  # as if the third file had come at 20 s: the whole run's rate, 6.7 s
         bar._samples[-1] = (20.0, 300)
         assert bar.plain_line().endswith("elapsed 0:00:20 · about 0:00:06 left")
+
+
+def test_the_closing_line_is_not_printed_twice() -> None:
+    """A trace whose last file ended just as a line was due printed that line, then the
+    same line again as its closing one (verification 48)."""
+    stream, clock = io.StringIO(), FakeClock()
+    ticker = PlainTicker(Console(file=stream, width=40), interval=10.0, clock=clock)
+    clock.now += 10
+    assert ticker.tick(lambda: "files 5/5")
+    assert not ticker.tick(lambda: "files 5/5", force=True)
+    assert ticker.tick(lambda: "files 5/5 · 1 failed", force=True)  # something new: printed
+    assert stream.getvalue().splitlines() == ["files 5/5", "files 5/5 · 1 failed"]

@@ -46,6 +46,7 @@ class PlainTicker:
         self.clock = clock
         self.start = clock()
         self._last = self.start
+        self._printed = ""
 
     def elapsed(self) -> float:
         return self.clock() - self.start
@@ -54,8 +55,11 @@ class PlainTicker:
         """Print the line if it is time (or ``force``); whether it was printed."""
         now = self.clock()
         if force or now - self._last >= self.interval:
-            self._last = now
-            self.console.print(Text(line()), soft_wrap=True, highlight=False)
+            text = line()
+            if force and text == self._printed:
+                return False  # the closing line, printed already by the last tick
+            self._last, self._printed = now, text
+            self.console.print(Text(text), soft_wrap=True, highlight=False)
             return True
         return False
 
