@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from types import SimpleNamespace
 
 from rich.console import Console
 
 from proofsearch.cli.progress import PlainTicker, ProgressDisplay
+from proofsearch.cli.trace import TraceProgress
+from proofsearch.trace.runner import Summary
+from proofsearch.trace.schema import FileRecord
 
 
 class FakeClock:
@@ -19,6 +23,25 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def trace_bar(
+    folder: Path, sizes: tuple[int, ...], interval: float
+) -> tuple[TraceProgress, io.StringIO, FakeClock, FileRecord]:
+    """A trace's progress over files of ``sizes`` bytes, printing plain lines to a
+    string at most every ``interval`` seconds of a fake clock; a record to report."""
+    jobs = []
+    for number, size in enumerate(sizes):
+        (folder / f"F{number}.v").write_text("x" * size)
+        jobs.append(SimpleNamespace(source=SimpleNamespace(path=folder / f"F{number}.v")))
+    stream, clock = io.StringIO(), FakeClock()
+    bar = TraceProgress(jobs, Summary(files=len(sizes)))
+    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
+    bar.plain, bar.ticker = True, PlainTicker(console, interval=interval, clock=clock)
+    record = FileRecord(
+        file="A.v", module="A", requires=[], key="k", coq_version="8.16.1", status="traced"
+    )
+    return bar, stream, clock, record
 
 
 def display(stream: io.StringIO, clock: FakeClock, total: int = 5) -> ProgressDisplay:
@@ -83,23 +106,7 @@ def test_a_traces_plain_lines_say_how_long_is_left(tmp_path: Path) -> None:
     """Without a terminal the trace's lines had no end in sight (a large library's trace
     ran for minutes with only "elapsed"): they estimate what is left by source bytes,
     as the bar's ETA does, and the last line (everything done) has no estimate."""
-    from types import SimpleNamespace
-
-    from proofsearch.cli.trace import TraceProgress
-    from proofsearch.trace.runner import Summary
-    from proofsearch.trace.schema import FileRecord
-
-    jobs = []
-    for name, size in (("A.v", 100), ("B.v", 300)):
-        (tmp_path / name).write_text("x" * size)
-        jobs.append(SimpleNamespace(source=SimpleNamespace(path=tmp_path / name)))
-    stream, clock = io.StringIO(), FakeClock()
-    bar = TraceProgress(jobs, Summary(files=2))
-    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
-    bar.plain, bar.ticker = True, PlainTicker(console, interval=10.0, clock=clock)
-    record = FileRecord(
-        file="A.v", module="A", requires=[], key="k", coq_version="8.16.1", status="traced"
-    )
+    bar, stream, clock, record = trace_bar(tmp_path, (100, 300), interval=10.0)
     with bar:
         clock.now += 30
         bar.record(record, False, 100)  # a quarter of the bytes in 30 s: 90 s left
@@ -115,23 +122,7 @@ def test_a_traces_estimate_follows_a_slowing_rate(tmp_path: Path) -> None:
     """Later files of a library are slower per byte (the stdlib's trace was promised 1:44
     more after 10 s and took 7:02): where the last minute's rate is slower than the whole
     run's, the plain line's estimate uses it."""
-    from types import SimpleNamespace
-
-    from proofsearch.cli.trace import TraceProgress
-    from proofsearch.trace.runner import Summary
-    from proofsearch.trace.schema import FileRecord
-
-    jobs = []
-    for name in ("A.v", "B.v", "C.v", "D.v"):
-        (tmp_path / name).write_text("x" * 100)
-        jobs.append(SimpleNamespace(source=SimpleNamespace(path=tmp_path / name)))
-    stream, clock = io.StringIO(), FakeClock()
-    bar = TraceProgress(jobs, Summary(files=4))
-    console = Console(file=stream, force_terminal=False, width=40, soft_wrap=True)
-    bar.plain, bar.ticker = True, PlainTicker(console, interval=1000.0, clock=clock)
-    record = FileRecord(
-        file="A.v", module="A", requires=[], key="k", coq_version="8.16.1", status="traced"
-    )
+    bar, _, clock, record = trace_bar(tmp_path, (100, 100, 100, 100), interval=1000.0)
     with bar:
         for seconds in (10, 10, 60):  # 100 bytes each: the third takes 60 s
             clock.now += seconds
