@@ -167,3 +167,24 @@ def test_typing_flags_are_said_and_a_projects_own_are_accepted() -> None:
     header = "Unset Guard Checking.\nFixpoint f (n : nat) : nat := f n.\nSet Guard Checking."
     verdict = check_proof(header, "Lemma g : f 0 = f 0.", ["reflexivity"])
     assert not verdict.ok and "is assumed to be guarded" in verdict.message, verdict.message
+
+
+def test_a_refusals_message_is_coqs_error_not_its_warnings() -> None:
+    """Eleven notation warnings came before the error of a file loading math-comp, and
+    the one-line reason a user reads (200 characters) held only warnings (audit 49)."""
+    from proofsearch.env.coq.checker import coq_errors
+
+    warning = (
+        'File "/tmp/c/ProofsearchCheck.v", line 2, characters 0-43:\n'
+        'Warning: Notation "_ + _" was already used in scope nat_scope.\n'
+        "[notation-overridden,parsing,default]\n"
+    )
+    error = (
+        'File "/tmp/c/ProofsearchCheck.v", line 26, characters 8-20:\n'
+        "Error: The variable fresh_name_6 was not found in the current environment."
+    )
+    assert coq_errors(warning * 11 + error + "\n") == error + " (11 warning(s) left out)"
+    assert coq_errors("Error: Cannot find a physical path.\n") == (
+        "Error: Cannot find a physical path."
+    )
+    assert coq_errors(warning) == warning.strip()  # no error at all: everything, as it was

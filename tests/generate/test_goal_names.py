@@ -59,3 +59,20 @@ def test_structures_are_types_and_move_names_only_binders() -> None:
     portfolio = PortfolioGenerator([Suggestion("move=> {binder}", -0.1)], ssreflect=[])
     tactics = [s.tactic for s in portfolio.generate(goal, Theorem("t", "", ""), 10)]
     assert tactics == ["move=> y"]
+
+
+def test_a_plugins_made_up_hypothesis_names_are_never_offered() -> None:
+    """Hierarchy Builder's builder context is ``fresh_name_6`` in one Coq process and
+    ``fresh_name_2`` in another: ``case: fresh_name_6`` was a disagreement, and the
+    ``case: fresh_name_2`` written instead broke when a builder was added above (audit
+    49). Neither a template nor knn names such a hypothesis; the others still are."""
+    goals = (
+        "T : Type\nfresh_name_6 : isComMon.phant_axioms T\nx : T\n"
+        "============================\ncop x cone = x"
+    )
+    names = goal_names(goals)
+    assert "fresh_name_6" not in names.variables + names.hypotheses
+    assert "x" in names.variables
+    portfolio = PortfolioGenerator([Suggestion("case: {var}", -0.5)], ssreflect=[])
+    tactics = [s.tactic for s in portfolio.generate(goals, Theorem("t", "Lemma t : True."), 8)]
+    assert "case: x" in tactics and not any("fresh_name" in t for t in tactics)

@@ -153,3 +153,22 @@ def test_atoms_are_offered_only_when_asked_and_pooled(tmp_path: Path) -> None:
     pool.add("split; [apply L | lia]", -1.0, source=2)
     pooled = {s.tactic: s.logprob for s in pool.suggestions()}
     assert pooled["apply L"] == pytest.approx(-1.0 + ATOM_PENALTY + math.log(2))
+
+
+def test_knn_never_names_a_plugins_made_up_hypothesis(tmp_path: Path) -> None:
+    """A neighbour's ``case: fresh_name_3`` maps onto the goal's ``fresh_name_6`` (same
+    type): offered, it named a hypothesis Hierarchy Builder calls otherwise in the
+    checker's process (audit 49). Such a suggestion is dropped; the rest stays."""
+    recorded = goal("op x one = x", ("fresh_name_3", "axioms T"), ("x", "T"))
+    steps = [
+        step("Lib.S", "d", 10, 0, recorded, "case: fresh_name_3."),
+        step("Lib.S", "e", 20, 0, recorded, "by rewrite opC op1x."),
+    ]
+    corpus = build_corpus(write_records(tmp_path / "t", {"Lib.S": []}, {"Lib.S": steps}, {}))
+    current = goal("op x one = x", ("fresh_name_6", "axioms T"), ("x", "T"))
+    tactics = {
+        s.tactic
+        for s in KnnGenerator(corpus).generate(current.render(), Theorem("t", "Lemma t : True."), 8)
+    }
+    assert "by rewrite opC op1x" in tactics
+    assert not any("fresh_name" in t for t in tactics)

@@ -323,6 +323,31 @@ def test_a_malformed_answer_is_the_generators_failure(answer: object, said: str)
     assert result.extra[GENERATOR_ERROR] is True
 
 
+def test_the_search_goes_on_after_a_disagreement_and_still_says_so() -> None:
+    """A proof naming a hypothesis a plugin named differently in the checker's process
+    (HB's ``fresh_name_6`` there, ``fresh_name_2`` in ``coqc``) was a disagreement that
+    ended the search, although another proof was one tactic away (audit 49). The search
+    goes on; the proof it then finds is reported, and the disagreement with it."""
+    from proofsearch.env.base import CheckResult
+
+    class Disagreeing(GraphProver):
+        def check(self, theorem, proof):  # type: ignore[no-untyped-def]
+            if proof == ["fragile"]:
+                return CheckResult(False, "coqc rejected the proof", disagreement=True)
+            return super().check(theorem, proof)
+
+    edges = {"root": {"fragile": QED, "sound": QED}}
+    table = TableGenerator({"root": [("fragile", -0.1)]})
+    alone = BestFirstSearchProver(Disagreeing(edges), table).search(THEOREM)
+    assert alone.status is Status.ERROR and alone.extra["check_disagreement"] is True
+    both = TableGenerator({"root": [("fragile", -0.1), ("sound", -0.2)]})
+    config = SearchConfig(num_sampled_tactics=1)  # one tactic per expansion: fragile first
+    result = BestFirstSearchProver(Disagreeing(edges), both, config).search(THEOREM)
+    assert result.status is Status.PROVED and result.proof == ["sound"]
+    assert result.extra["check_disagreement"] is True
+    assert result.extra["disagreement"]["proof"] == ["fragile"]
+
+
 def test_a_proof_the_recheck_refuses_without_a_cheat_is_a_disagreement() -> None:
     from rich.console import Console
 

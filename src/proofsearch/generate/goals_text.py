@@ -91,8 +91,15 @@ class GoalNames:
         return [pattern] if pattern else []
 
 
+#: Hypothesis names a plugin makes up, which differ from one Coq process to the next:
+#: Hierarchy Builder's builder context is ``fresh_name_6`` where the search opened the
+#: file and ``fresh_name_2`` in ``coqc`` (audit 49), and a proof naming it breaks when
+#: another builder is added above. No tactic offered names one.
+UNSTABLE_NAME = re.compile(r"(?:fresh_name_\d+|HB_unnamed_\w*|elpi_\w*_\d+)")
+
+
 def _add(names: list[str], name: str) -> None:
-    if name not in names and name != "_":
+    if name not in names and name != "_" and not UNSTABLE_NAME.fullmatch(name):
         names.append(name)
 
 

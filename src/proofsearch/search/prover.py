@@ -309,9 +309,9 @@ class BestFirstSearchProver:
             spent = self.config.max_expansions is not None and (
                 expansions >= self.config.max_expansions
             )
-            if _refused(result) and index < len(plan) - 1 and not spent:
-                if refused is None:  # a later stage may find a proof without it
-                    refused = result
+            if _rejected(result) and index < len(plan) - 1 and not spent:
+                if refused is None or (_disagreed(result) and not _disagreed(refused)):
+                    refused = result  # a later stage may find a proof without it
                     refused.extra["stage"] = name
                 all_failed = False
                 continue
@@ -321,8 +321,11 @@ class BestFirstSearchProver:
             if spent:
                 break
         assert result is not None
-        if refused is not None and (
-            result.status in (Status.OPEN, Status.FAILED) or _refused(result)
+        if refused is not None and result.status is Status.PROVED:
+            _keep_disagreement(result, [refused])
+        elif refused is not None and (
+            result.status in (Status.OPEN, Status.FAILED)
+            or (_rejected(result) and not (_disagreed(result) and not _disagreed(refused)))
         ):
             refused.num_total_nodes, refused.num_searched_nodes = nodes, expansions
             refused.num_tactic_applications = result.num_tactic_applications
@@ -471,17 +474,20 @@ class BestFirstSearchProver:
                     clock.timed_out(suggestion.tactic, outcome)
             if found:
                 result = self._report_proof(theorem, found, clock, tree, expansions)
-                if not _refused(result):
+                if not _rejected(result):
                     break
-                # The re-check refused it (an axiom the theorem may not use): keep looking,
-                # while time is left, up to MAX_REJECTIONS refusals.
+                # The re-check refused it (an axiom the theorem may not use, or a name that
+                # differs between the two provers: a disagreement): keep looking, while time
+                # is left, up to MAX_REJECTIONS refusals.
                 rejections.append(result)
                 found.clear()
                 result = None
                 if len(rejections) >= MAX_REJECTIONS or time.perf_counter() >= deadline:
                     break
         if result is None and rejections:
-            result = self._refusal(rejections[0], theorem, clock, tree, expansions)
+            result = self._refusal(_reported(rejections), theorem, clock, tree, expansions)
+        elif result is not None and rejections:
+            _keep_disagreement(result, rejections)
         elif result is None:
             result = self._finish(theorem, status, clock, tree, expansions)
             if unfinished:
@@ -616,14 +622,31 @@ class BestFirstSearchProver:
         return result
 
 
-def _refused(result: SearchResult) -> bool:
-    """Was the result a found proof that the re-check refused for the theorem's sake (an
-    axiom it may not use, a cheat), not for a disagreement between the two provers?"""
-    return (
-        result.status is Status.ERROR
-        and "rejected_proof" in result.extra
-        and not result.extra.get(CHECK_DISAGREEMENT)
-    )
+def _rejected(result: SearchResult) -> bool:
+    """Was the result a found proof that the re-check refused, for whatever reason?"""
+    return result.status is Status.ERROR and "rejected_proof" in result.extra
+
+
+def _disagreed(result: SearchResult) -> bool:
+    return bool(result.extra.get(CHECK_DISAGREEMENT))
+
+
+def _reported(rejections: list[SearchResult]) -> SearchResult:
+    """The refusal to report when nothing better was found: the first disagreement (a
+    prover's or checker's fault is not to be hidden), else the first refusal."""
+    return next((r for r in rejections if _disagreed(r)), rejections[0])
+
+
+def _keep_disagreement(result: SearchResult, rejections: list[SearchResult]) -> None:
+    """A proof found after a disagreement still says there was one (the run's summary
+    counts it), and which proof the two provers disagreed on."""
+    first = next((r for r in rejections if _disagreed(r)), None)
+    if first is not None:
+        result.extra[CHECK_DISAGREEMENT] = True
+        result.extra["disagreement"] = {
+            "proof": first.extra.get("rejected_proof"),
+            "error": first.error,
+        }
 
 
 def _check_suggestions(suggestions: object) -> None:

@@ -24,6 +24,7 @@ from typing import TypeAlias
 import numpy as np
 
 from proofsearch.generate.base import Suggestion, TacticGenerator, best_unique
+from proofsearch.generate.goals_text import UNSTABLE_NAME
 from proofsearch.generate.knn.admitted import AdmittedPremises
 from proofsearch.generate.knn.analogy import (
     ANALOGY_PENALTY,
@@ -179,6 +180,8 @@ class KnnGenerator(TacticGenerator):
         hidden = self.admitted.hidden_names(theorem)
         if hidden:  # a proof through one would be refused (knn/admitted.py)
             suggestions = [s for s in suggestions if not names_any(s.tactic, hidden, goal)]
+        if any(UNSTABLE_NAME.fullmatch(name) for name in goal.hypothesis_names):
+            suggestions = [s for s in suggestions if not UNSTABLE_NAME.search(s.tactic)]
         return best_unique(suggestions, n)
 
     def _widened(
