@@ -332,3 +332,28 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
     assert done.stdout.strip() == "A0.v:1 a0_0"
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
     assert done.returncode == 141
+
+
+def test_proves_help_is_about_coq_projects_only() -> None:
+    """``prove`` fills Coq projects: its help listed ``--prover {coq,lean}``,
+    ``--lean-repl`` and ``--leandojo-repo``, and a usage ending ``PROJECT [FILES…]
+    [PROJECT [FILES…] ...]`` that read as several projects (audit 49)."""
+    from proofsearch.cli import build_parser
+
+    parser = build_parser()
+    prove = next(
+        action.choices["prove"]
+        for action in parser._actions
+        if isinstance(getattr(action, "choices", None), dict) and "prove" in action.choices
+    )
+    text = prove.format_help()
+    assert "--prover {" not in text and "--prover PROVER" not in text
+    for hidden in ("--lean-repl", "--lean-project", "--leandojo-repo", "native_decide"):
+        assert hidden not in text
+    assert "PATH [PATH ...]" in text and "PROJECT [FILES" not in text
+    search = next(
+        action.choices["search"]
+        for action in parser._actions
+        if isinstance(getattr(action, "choices", None), dict) and "search" in action.choices
+    )
+    assert "--lean-repl" in search.format_help()  # search keeps them: it runs Lean too

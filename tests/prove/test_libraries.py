@@ -314,7 +314,7 @@ def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path
     """It was one bare `failed QuickChick.v:37: …` line among the progress lines of the
     first run (brackets in Coq's message eaten as markup), and nothing afterwards."""
     from proofsearch.cli.prove_output import untraced_lines
-    from proofsearch.trace.schema import FileError, FileRecord
+    from proofsearch.trace.schema import FileError, FileRecord, ProjectRecord, write_project
     from proofsearch.trace.shards import open_trace_dir, write_shard
 
     out = tmp_path / "QuickChick-0123"
@@ -334,6 +334,26 @@ def test_a_library_file_that_failed_to_trace_is_said_in_every_run(tmp_path: Path
         "-noinit or -type-in-type? the library is traced with those the project gives with "
         "-arg, and no others)"
     ]
+    # An installed library (its folder under user-contrib): its source need not compile
+    # outside its own build (HB's structures.v, audit 49); no advice about the project.
+    installed = tmp_path / "HB-0123"
+    trace = open_trace_dir(installed)
+    root = tmp_path / "coq" / "user-contrib" / "HB"
+    write_project(installed, ProjectRecord(name="HB", root=str(root), coq_args=[]))
+    hb_error = FileError(
+        line=300, message="The syntax 'Elpi Accumulate File \"path\"' is deprecated"
+    )
+    record = FileRecord(
+        file="structures.v", module="HB.structures", requires=[], key="k",
+        coq_version="8.20.1", status="failed", error=hb_error,
+    )  # fmt: skip
+    write_shard(trace, record, [], [])
+    (line,) = untraced_lines([installed])
+    assert line.startswith("library trace: HB.structures (structures.v:300) could not be traced")
+    assert line.endswith(
+        "(an installed library's source need not compile outside its own build; your proofs "
+        "can still use its lemmas, and nothing in your project needs a change)"
+    )
 
 
 def test_a_library_installed_without_sources_is_named(

@@ -64,9 +64,14 @@ def generator_name(text: str) -> str:
     )
 
 
-def add_prover_options(parser: argparse.ArgumentParser) -> None:
+def add_prover_options(parser: argparse.ArgumentParser, coq_only: bool = False) -> None:
+    """The prover's options; ``coq_only`` (``prove``, which fills Coq projects) keeps the
+    Lean options out of ``--help`` (a user read them as applying to their project)."""
     group = parser.add_argument_group("prover")
-    group.add_argument("--prover", choices=sorted(PROVERS), default="coq", help="default: coq")
+    group.add_argument(
+        "--prover", choices=sorted(PROVERS), default="coq",
+        help=argparse.SUPPRESS if coq_only else "default: coq",
+    )  # fmt: skip
     group.add_argument(
         "--tactic-timeout", type=positive(float), default=None, metavar="S",
         help="per-tactic time limit in seconds (default: Coq 2, Lean 10)",
@@ -99,19 +104,28 @@ def add_prover_options(parser: argparse.ArgumentParser) -> None:
         "--index trace(s)",
     )  # fmt: skip
     lean = parser.add_argument_group("Lean 4")
+
+    def said(text: str) -> str:
+        return argparse.SUPPRESS if coq_only else text
+
     lean.add_argument(
         "--lean-repl", default=None, metavar="COMMAND",
-        help="command line that starts the REPL (default: lake env ../repl/.lake/build/bin/repl)",
+        help=said(
+            "command line that starts the REPL (default: lake env ../repl/.lake/build/bin/repl)"
+        ),
     )  # fmt: skip
     lean.add_argument(
-        "--lean-project", default=None, metavar="DIR", help="the Lake project to run the REPL in"
-    )
+        "--lean-project", default=None, metavar="DIR",
+        help=said("the Lake project to run the REPL in"),
+    )  # fmt: skip
     lean.add_argument(
-        "--allow-native-decide", action="store_true", help="let tactics use native_decide"
+        "--allow-native-decide", action="store_true", help=said("let tactics use native_decide")
     )
     lean.add_argument(
         "--leandojo-repo", default=None, metavar="DIR",
-        help="for a LeanDojo Benchmark 4 .json file: the checkout its statements are read from",
+        help=said(
+            "for a LeanDojo Benchmark 4 .json file: the checkout its statements are read from"
+        ),
     )  # fmt: skip
     group.add_argument(
         "--prover-option", action="append", default=[], metavar="KEY=VALUE",

@@ -45,8 +45,9 @@ def add_parser(subparsers: Any) -> None:
         "still builds.",
     )
     parser.add_argument(
-        "inputs", nargs="+", type=Path, metavar="PROJECT [FILES…]",
-        help="the project folder (or .v files), then optionally some of its files",
+        "inputs", nargs="+", type=Path, metavar="PATH",
+        help="the project folder (or .v files), then optionally some of its files: one "
+        "project a run",
     )  # fmt: skip
     parser.add_argument(
         "--lemma", action="append", default=[], metavar="NAME",
@@ -100,7 +101,7 @@ def add_parser(subparsers: Any) -> None:
         "(project, the default; their tactics only: premises stay those Coq lets the hole "
         "use) or only the proofs above it and in the files it requires (earlier)",
     )  # fmt: skip
-    add_prover_options(parser)
+    add_prover_options(parser, coq_only=True)
     add_search_budgets(parser, "hole", default_timeout=30.0)
     add_generator_options(parser)
     add_ray_options(parser)

@@ -334,7 +334,7 @@ def untraced_lines(libraries: list[Path]) -> list[str]:
     for out, record in untraced_files(libraries):
         by_folder.setdefault(out, []).append(record)
     lines = []
-    for records in by_folder.values():
+    for out, records in by_folder.items():
         first = records[0]
         error = first.error
         message = " ".join((error.message if error else "").split())[:300].rstrip(".")
@@ -342,8 +342,26 @@ def untraced_lines(libraries: list[Path]) -> list[str]:
         lines.append(
             f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
             f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
-            "without them (does the library compile with the project's -R/-Q/-I lines and "
-            "its typing flags, such as -noinit or -type-in-type? the library is traced with "
-            "those the project gives with -arg, and no others)"
+            f"without them ({_untraced_advice(out)})"
         )
     return lines
+
+
+def _untraced_advice(out: Path) -> str:
+    """Why a library's file may not trace, and what to do. An installed library's source
+    need not compile outside the library's own build (Hierarchy Builder's
+    ``structures.v`` accumulates its ``.elpi`` files by a relative path): nothing in the
+    user's project is wrong, and its compiled lemmas stay usable (audit 49)."""
+    from proofsearch.trace.schema import TraceDir
+
+    project = TraceDir(out).project()
+    if project is not None and "user-contrib" in Path(project.root).parts:
+        return (
+            "an installed library's source need not compile outside its own build; your "
+            "proofs can still use its lemmas, and nothing in your project needs a change"
+        )
+    return (
+        "does the library compile with the project's -R/-Q/-I lines and its typing flags, "
+        "such as -noinit or -type-in-type? the library is traced with those the project "
+        "gives with -arg, and no others"
+    )
