@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.env.coq.version import coq_where
 
 STAND_IN = "tests.prove.stand_in:by_name"
 pytestmark = pytest.mark.usefixtures("cache")
@@ -104,6 +105,27 @@ def test_a_plugin_not_installed_is_said_in_a_few_words(
     from proofsearch.trace.deps import requires
 
     assert requires(load_project([lang]))["Lang.C"] == ["Lang.A"]
+
+
+@pytest.mark.skipif(
+    not (coq_where() / "user-contrib" / "mathcomp").is_dir(),
+    reason="math-comp is not installed (Debian: libcoq-mathcomp-ssreflect)",
+)
+def test_a_missing_part_of_an_installed_library_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``all_field`` where math-comp is installed without its field part got advice
+    about the _CoqProject's -R/-Q lines (audit 49): the library is there, a part of it
+    packaged apart is not."""
+    if (coq_where() / "user-contrib" / "mathcomp" / "field").is_dir():
+        pytest.skip("math-comp's field part is installed here")
+    _base, lang = workspace(tmp_path)
+    (lang / "A.v").write_text("From mathcomp Require Import all_field.\nDefinition a := 3.\n")
+    assert run(lang, tmp_path) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "A.v:1: the file does not compile:" in err
+    assert "mathcomp is installed but has no all_field" in err
+    assert "apt-cache search libcoq-mathcomp" in err and "-R/-Q/-I" not in err
 
 
 def test_a_library_rebuilt_after_the_project_is_said_so(tmp_path: Path) -> None:

@@ -108,6 +108,12 @@ UNKNOWN_OPTION = "Coq does not know the option"
 #: folder it looked in (600 characters, cut mid-path: audit 47).
 _PLUGIN_MISSING = re.compile(r"Findlib error: (\S+) not found in:.*", re.S | re.I)
 _INCONSISTENT = re.compile(r"makes inconsistent assumptions over library (\S+)")
+#: ``From mathcomp Require Import all_field`` where math-comp is installed without its
+#: field part (8.20: "… logical path all_field with prefix mathcomp"; earlier: "…
+#: matching suffix all_field and prefix mathcomp").
+_NO_PART = re.compile(
+    r"logical path (?:matching suffix )?([\w'.]+?)\.? (?:with|and) prefix ([\w'.]+?)\.?(?:\s|$)"
+)
 
 
 def stale_outside(project: Project) -> list[Path]:
@@ -126,6 +132,13 @@ def stale_outside(project: Project) -> list[Path]:
             if vo.is_file() and vo.stat().st_mtime < source.stat().st_mtime:
                 found.append(source)
     return found
+
+
+def _installed_prefix(prefix: str) -> bool:
+    """Whether Coq's installation has a library under the logical name ``prefix``."""
+    from proofsearch.env.coq.version import coq_where
+
+    return (coq_where() / "user-contrib" / Path(*prefix.split("."))).is_dir()
 
 
 def _failure_line(record: FileRecord, count: int, project: Project) -> str:
@@ -192,6 +205,14 @@ def _failure_line(record: FileRecord, count: int, project: Project) -> str:
         return (
             f"{UNKNOWN_OPTION} {option} that the project gives it (from "
             f"{given} or --coq-arg): remove it{fix} ({record.file}: {message})"
+        )
+    part = _NO_PART.search(message)
+    if part and _installed_prefix(part[2]):  # a library there, without this part of it
+        return (
+            f"{record.file}:{line}: the file does not compile: {message}{more}; {part[2]} is "
+            f"installed but has no {part[1]}: a part of it packaged apart may be missing "
+            f"(Debian: apt-cache search libcoq-{part[2].split('.')[0].lower()}; opam: "
+            f"coq-{part[2].split('.')[0].lower()}-…)"
         )
     if not _SETUP_ERROR.search(message):  # the text itself: no loadpath is to blame
         fix = "" if stale else "; fix it there"
