@@ -169,3 +169,30 @@ def test_a_library_gone_since_the_trace_is_said_as_for_a_fresh_project(
     err = " ".join(capsys.readouterr().err.split())
     assert "A.v:1: the file does not compile:" in err and "Base" in err, err
     assert "header sentence" not in err
+
+
+def test_write_shows_the_proofs_no_dry_run_showed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--write`` searched a hole the dry run had left (an error), wrote its proof and
+    printed only its table: the user never saw that proof (audit 49). It prints the diff
+    of what this run found; a proof kept from the dry run, whose diff that run printed,
+    is not printed again."""
+
+    def prove(folder: Path, *extra: str) -> str:
+        capsys.readouterr()
+        code = main(["prove", str(folder), "--generator", "fixed", "--tactic", "reflexivity",
+                     "--no-library-trace", "-o", str(folder / "r.jsonl"), *extra])  # fmt: skip
+        assert code == 0
+        return capsys.readouterr().out
+
+    for name in ("fresh", "reviewed"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "_CoqProject").write_text("-R . P\nA.v\n")
+        (folder / "A.v").write_text("Lemma t : 2 = 2.\nProof.\nAdmitted.\n")
+    assert "+  reflexivity." in prove(tmp_path / "fresh", "--write")
+    assert "+  reflexivity." in prove(tmp_path / "reviewed")  # the dry run's diff
+    written = prove(tmp_path / "reviewed", "--write")
+    assert "reflexivity" not in written  # kept from the dry run: shown there already
+    assert "Qed." in (tmp_path / "reviewed" / "A.v").read_text()

@@ -249,7 +249,7 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         clock["presentation"] = time.perf_counter() - step
     from proofsearch.cli.prove_output import write_back
 
-    code = write_back(args, project, plan, results, output, clock, start, console)
+    code = write_back(args, project, plan, results, output, clock, start, console, searched)
     held.close()
     for line in unbuilt + unopened:  # the other files' proofs are written all the same
         print_error(console, line)

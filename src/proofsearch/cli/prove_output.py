@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,11 @@ def write_back(
     clock: dict[str, float],
     start: float,
     console: Console,
+    searched: Sequence[str] = (),
 ) -> int:
+    """Decide, show and (``--write``) write the filled proofs. ``searched``: the holes
+    this run searched (not kept from an earlier one): ``--write`` prints what it writes
+    for those, which no earlier dry run showed (audit 49)."""
     from proofsearch.project.outcome import decide
     from proofsearch.project.patch import fill_text, unified_diff
     from proofsearch.project.writeback import ProjectBroken
@@ -94,6 +99,8 @@ def write_back(
                 # that now computes does, so those holes are searched again.
                 written[plan.digests[module]] = ours[module]
         record_written(output, written)
+        if args.patch is None and not args.quiet:
+            print(_new_proofs_diff(plan, outcome.filled, files, searched), end="")
     clock["write-back"] = time.perf_counter() - step - outcome.rebuild_seconds
     wall = time.perf_counter() - start
     _table(
@@ -324,6 +331,27 @@ def second_project_file_note(project: Project) -> str | None:
         f"{found[0]} read; the {found[1].name} beside it differs and is not read (remove "
         "the stale one, or make them the same)"
     )
+
+
+def _new_proofs_diff(
+    plan: HolePlan, filled: Mapping[Any, Sequence[str]], files: dict[str, Any],
+    searched: Sequence[str],
+) -> str:  # fmt: skip
+    """The diff of the proofs ``--write`` wrote that this run found (a hole ``searched``
+    now, not one kept from an earlier run, whose diff the dry run printed)."""
+    from proofsearch.project.patch import fill_text, unified_diff
+
+    now = {name.split("#", 1)[0] for name in searched}
+    by_module: dict[str, dict[Any, Sequence[str]]] = {}
+    for hole, proof in filled.items():
+        if hole.name in now:
+            by_module.setdefault(hole.source.module, {})[hole] = proof
+    out = []
+    for module, fresh in by_module.items():
+        if fresh:
+            new = fill_text(plan.texts[module], fresh)
+            out.append(unified_diff(files[module].file, plan.texts[module], new))
+    return "".join(out)
 
 
 def untraced_lines(libraries: list[Path]) -> list[str]:
