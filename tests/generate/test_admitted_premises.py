@@ -81,3 +81,27 @@ def test_knn_drops_a_step_naming_an_admitted_lemma_unless_allowed(
     # uses_helper's recorded step, at a state identical to target's but for names.
     assert ("apply helper" in tactics) is offered
     assert "induction n" in tactics or "induction m" in tactics  # helper's own step stays
+
+
+def test_a_plugins_generated_constants_are_never_premises(tmp_path: Path) -> None:
+    """``join true b = true`` was proved by ``apply Datatypes_andb__canonical__Monoid_Law``,
+    a canonical instance Hierarchy Builder generated for math-comp's bigop, where ``by []``
+    does (audit 49): such constants are not offered; a lemma of the same statement is."""
+    from tests.generate.knn_trace import premise
+    from tests.generate.strength_trace import write_records
+
+    from proofsearch.generate.knn.corpus import build_corpus
+
+    statement = "forall b : bool, true || b = true"
+    premises = [
+        premise("Lib.M", "Datatypes_andb__canonical__Monoid_Law", statement, 3),
+        premise("Lib.M", "HB_unnamed_factory_12", statement, 4),
+        premise("Lib.M", "orTb", statement, 5),
+    ]
+    corpus = build_corpus(write_records(tmp_path / "t", {"Lib.M": []}, {}, {"Lib.M": premises}))
+    found = PremiseRetriever(corpus).retrieve(
+        parse_first_goal("b : bool\n============================\ntrue || b = true"),
+        Theorem("t", "Lemma t : True."),
+        8,
+    )
+    assert [p.qualified_name for p in found] == ["Lib.M.orTb"]

@@ -26,6 +26,7 @@ Operators count typed too (``+@nat``, from hypotheses and binder annotations), s
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -133,6 +134,12 @@ def _symbols(term_tokens: list[str], hidden: set[str]) -> list[str]:
     return [t for t in term_tokens if t not in hidden and t not in _SYNTAX]
 
 
+#: A constant a plugin named for itself: Hierarchy Builder's canonical instances and
+#: unnamed ones. An audit's ``join true b = true`` was proved by ``apply
+#: Datatypes_andb__canonical__Monoid_Law`` where ``by []`` does (audit 49).
+GENERATED_NAME = re.compile(r"__canonical__|(?:^|\.)HB_unnamed")
+
+
 class PremiseRetriever:
     """Ranks the premises a theorem may see by BM25 against its goal."""
 
@@ -158,6 +165,12 @@ class PremiseRetriever:
         self.uses = PremiseUses(corpus.table, corpus.arrays)
         self.admitted = AdmittedPremises(
             self.names.__getitem__, corpus.arrays.get("premise_admitted")
+        )
+        #: Constants a plugin generated (Hierarchy Builder's canonical instances,
+        #: ``Datatypes_andb__canonical__Monoid_Law``): never a premise to write.
+        self.generated = np.array(
+            [bool(GENERATED_NAME.search(self.names[i])) for i in range(len(self.names))],
+            dtype=bool,
         )
         self._max_idf = float(self.index.weights.max()) if len(self.index.weights) else 1.0
         self._idf_cache: dict[str, float] = {}
@@ -227,6 +240,7 @@ class PremiseRetriever:
         if mask is not None:
             scores[~mask] = 0.0
         scores[self.admitted.hidden(theorem)] = 0.0
+        scores[self.generated] = 0.0
         if applicable_only:
             scores[~self.applicable] = 0.0
         candidates = np.flatnonzero(scores > 0)
@@ -347,7 +361,7 @@ class PremiseRetriever:
                 coverage,
             )
             for p in premises
-            if p not in hidden
+            if p not in hidden and not self.generated[p]
         ]
 
     def _idf(self, symbol: str) -> float:
