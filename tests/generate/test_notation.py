@@ -112,3 +112,50 @@ def test_a_rewrite_side_printed_without_notations_is_found(tmp_path: Path) -> No
     state = parse_first_goal(goal("x + y = z", ("x, y, z", "Z")).render())
     found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 3, use="rewrite")
     assert found[0].name == "Lib.BinInt.Z.add_move_l"  # its side ``n + m`` is in the goal
+
+
+@pytest.mark.parametrize(
+    ("printed", "read"),
+    [
+        (
+            "forall {V : zmodType}, left_id 0 +%R",
+            "forall { V : zmodType } , forall x_ y_ z_ , 0 + x_ = x_",
+        ),
+        ("commutative addn", "forall x_ y_ z_ , x_ + y_ = y_ + x_"),
+        ("associative addn", "forall x_ y_ z_ , x_ + ( y_ + z_ ) = x_ + y_ + z_"),
+        ("left_id (0 : R) +%R", "forall x_ y_ z_ , 0 + x_ = x_"),
+        (
+            "forall R : ringType, right_distributive *%R +%R",
+            "forall R : ringType , forall x_ y_ z_ , x_ * ( y_ + z_ ) = x_ * y_ + x_ * z_",
+        ),
+        ("cancel decode code", "forall x_ y_ z_ , code ( decode x_ ) = x_"),
+        # A law among the premises is left as it is; the conclusion's is read.
+        (
+            "forall f, involutive f -> injective f",
+            "forall f , involutive f -> forall x_ y_ z_ , f x_ = f y_ -> x_ = y_",
+        ),
+    ],
+)
+def test_a_law_stated_folded_reads_as_its_equation(printed: str, read: str) -> None:
+    assert " ".join(matching_tokens(printed)) == read
+
+
+def test_a_law_stated_folded_is_found_for_its_goal(tmp_path: Path) -> None:
+    """``add0r : left_id 0 +%R`` shares no symbol with the goal ``0 + A = A`` as printed:
+    an audit's matrix hole, ``by rewrite add0r``, stayed open at 20 s (audit 49)."""
+    lib = "Lib.Ring"
+    premises = [
+        premise(lib, "add0r", "forall {V : zmodType}, left_id 0 +%R", 10),
+        premise(lib, "addrC", "forall {V : zmodType}, commutative +%R", 11),
+        premise(lib, "mulr1", "forall {R : ringType}, right_id 1 *%R", 12),
+        premise(lib, "subr0", "forall {V : zmodType} (x : V), x - 0 = x", 13),
+        premise(lib, "addr0_eq", "forall {V : zmodType} (x y : V), x + 0 = y -> x = y", 14),
+    ]
+    corpus = build_corpus(write_records(tmp_path / "t", {lib: []}, {}, {lib: premises}))
+    retriever = PremiseRetriever(corpus)
+    state = parse_first_goal(goal("0 + A = A", ("A", "'M[R]_n")).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 2, use="rewrite")
+    assert found[0].name == "Lib.Ring.add0r"
+    state = parse_first_goal(goal("a + b = b + a", ("a, b", "V")).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 2, use="apply")
+    assert found[0].name == "Lib.Ring.addrC"

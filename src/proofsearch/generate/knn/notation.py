@@ -44,6 +44,36 @@ BINARY: dict[str, str] = {
     "Rle": "<=", "Rlt": "<", "Rge": ">=", "Rgt": ">",
     "Qplus": "+", "Qminus": "-", "Qmult": "*", "Qdiv": "/", "Qle": "<=", "Qlt": "<", "Qeq": "==",
 }  # fmt: skip
+#: ssreflect's functions that goals print as an operator (a law states them bare:
+#: ``addnC : commutative addn``), and math-comp's operators named by their scope
+#: (``+%R``, read as one token, :func:`_scoped`).
+BINARY.update({
+    "addn": "+", "muln": "*", "subn": "-", "expn": "^", "leq": "<=", "ltn": "<",
+    "orb": "||", "andb": "&&", "cat": "++",
+    "+%R": "+", "*%R": "*", "-%R": "-", "+%N": "+", "*%N": "*", "*%g": "*",
+})  # fmt: skip
+#: Laws ssreflect states folded (``ssrfun``): what each takes (``e`` an element, ``o``
+#: and ``p`` operations) and the equation it stands for over fresh variables. Premise
+#: retrieval reads ``add0r : left_id 0 +%R`` as ``forall x_, 0 + x_ = x_``, so it can
+#: match the goal ``0 + A = A`` (an audit's one-rewrite hole stayed open: audit 49).
+LAWS: dict[str, tuple[tuple[str, ...], str]] = {
+    "left_id": (("e", "o"), "o e x_ = x_"),
+    "right_id": (("e", "o"), "o x_ e = x_"),
+    "left_zero": (("e", "o"), "o e x_ = e"),
+    "right_zero": (("e", "o"), "o x_ e = e"),
+    "self_inverse": (("e", "o"), "o x_ x_ = e"),
+    "commutative": (("o",), "o x_ y_ = o y_ x_"),
+    "associative": (("o",), "o x_ (o y_ z_) = o (o x_ y_) z_"),
+    "left_commutative": (("o",), "o x_ (o y_ z_) = o y_ (o x_ z_)"),
+    "right_commutative": (("o",), "o (o x_ y_) z_ = o (o x_ z_) y_"),
+    "idempotent": (("o",), "o x_ x_ = x_"),
+    "idempotent_op": (("o",), "o x_ x_ = x_"),
+    "left_distributive": (("o", "p"), "o (p x_ y_) z_ = p (o x_ z_) (o y_ z_)"),
+    "right_distributive": (("o", "p"), "o x_ (p y_ z_) = p (o x_ y_) (o x_ z_)"),
+    "involutive": (("o",), "o (o x_) = x_"),
+    "cancel": (("o", "p"), "p (o x_) = x_"),
+    "injective": (("o",), "o x_ = o y_ -> x_ = y_"),
+}
 #: Constructors Coq prints as numerals in their type's scope.
 NUMERALS = {"Z0": "0", "N0": "0"}
 #: Function → prefix operator (one operand).
@@ -207,9 +237,70 @@ def _flatten(items: list[Item], out: list[str]) -> list[str]:
     return out
 
 
+def _scoped(found: list[str]) -> list[str]:
+    """``+%`` ``R`` (how the tokenizer splits math-comp's ``+%R``) as one token."""
+    out: list[str] = []
+    for token in found:
+        if out and out[-1].endswith("%") and len(out[-1]) > 1 and token in ("R", "N", "g"):
+            out[-1] += token
+        else:
+            out.append(token)
+    return out
+
+
+def _unfold_law(found: list[str]) -> list[str]:
+    """A statement whose conclusion is a folded law (:data:`LAWS`) with the law's
+    equation in its place, bound by a ``forall`` of its own; any other as it was."""
+    start = len(found) - len(_after_binders(found))
+    rest = found[start:]
+    if not rest or rest[0] not in LAWS:
+        return found
+    takes, equation = LAWS[rest[0]]
+    arguments = _group(rest[1:])
+    if len(arguments) != len(takes) or not all(_is_operand(a) or "%" in a for a in arguments):
+        return found
+    by_role = {role: _law_argument(arg) for role, arg in zip(takes, arguments, strict=True)}
+    expanded: list[str] = ["forall", "x_", "y_", "z_", ","]
+    for token in tokens(equation):
+        expanded += by_role.get(token, [token])
+    return found[:start] + expanded
+
+
+def _law_argument(argument: Item) -> list[str]:
+    """A law's argument as tokens: ``(0 : R)`` is ``0``, as goals print it."""
+    if isinstance(argument, list) and ":" in argument:
+        return _flatten([argument[: argument.index(":")]], [])
+    return _flatten([argument], [])
+
+
+def _after_binders(found: list[str]) -> list[str]:
+    """The tokens after the leading ``forall … ,`` binders and ``A ->`` premises (at
+    depth 0; math-comp's ``[T : Type]`` and ``{V : zmodType}`` binders included)."""
+    rest = found
+    while True:
+        depth, cut = 0, -1
+        binder = bool(rest) and rest[0] in ("forall", "∀")
+        for index, token in enumerate(rest):
+            if token in ("(", "[", "{"):
+                depth += 1
+            elif token in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and ((binder and token == ",") or (not binder and token == "->")):
+                cut = index
+                if binder:
+                    break
+        if cut < 0:
+            return rest
+        rest = rest[cut + 1 :]
+
+
 @lru_cache(maxsize=65_536)
 def _matching(text: str) -> tuple[str, ...]:
     found = tokens(text)
+    if "%" in text:
+        found = _scoped(found)
+    if any(t in LAWS for t in found):
+        found = _unfold_law(found)
     if not any("." in t or t in BINARY or t in UNARY or t in NUMERALS for t in found):
         return tuple(found)
     return tuple(_flatten(_rewrite(_group(found))[0], []))
