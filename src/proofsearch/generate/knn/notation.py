@@ -251,7 +251,7 @@ def _scoped(found: list[str]) -> list[str]:
 def _unfold_law(found: list[str]) -> list[str]:
     """A statement whose conclusion is a folded law (:data:`LAWS`) with the law's
     equation in its place, bound by a ``forall`` of its own; any other as it was."""
-    start = len(found) - len(_after_binders(found))
+    start = len(found) - len(after_binders(found))
     rest = found[start:]
     if not rest or rest[0] not in LAWS:
         return found
@@ -273,7 +273,7 @@ def _law_argument(argument: Item) -> list[str]:
     return _flatten([argument], [])
 
 
-def _after_binders(found: list[str]) -> list[str]:
+def after_binders(found: list[str]) -> list[str]:
     """The tokens after the leading ``forall … ,`` binders and ``A ->`` premises (at
     depth 0; math-comp's ``[T : Type]`` and ``{V : zmodType}`` binders included)."""
     rest = found

@@ -43,7 +43,7 @@ from proofsearch.generate.knn.features import (
     untyped,
 )
 from proofsearch.generate.knn.goals import ParsedGoal, bound_names
-from proofsearch.generate.knn.notation import matching_tokens
+from proofsearch.generate.knn.notation import after_binders, matching_tokens
 from proofsearch.generate.knn.premise_uses import PremiseUses
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.generate.retrieval import ranking
@@ -107,22 +107,7 @@ def query_terms(goal: ParsedGoal) -> dict[str, float]:
 def conclusion(term_tokens: list[str]) -> list[str]:
     """The tokens of a statement's conclusion: leading ``forall … ,`` binders and
     ``A -> …`` hypotheses (at depth 0) taken off."""
-    rest = term_tokens
-    while True:
-        depth, cut = 0, -1
-        binder = bool(rest) and rest[0] in ("forall", "∀")
-        for index, token in enumerate(rest):
-            if token == "(":
-                depth += 1
-            elif token == ")":
-                depth -= 1
-            elif depth == 0 and ((binder and token == ",") or (not binder and token == "->")):
-                cut = index
-                if binder:
-                    break
-        if cut < 0:
-            return rest
-        rest = rest[cut + 1 :]
+    return after_binders(term_tokens)
 
 
 def shape(term_tokens: list[str], hidden: set[str]) -> str:
