@@ -135,7 +135,7 @@ def test_atoms(sentence: str, expected: list[str]) -> None:
 
 
 def test_atoms_are_offered_only_when_asked_and_pooled(tmp_path: Path) -> None:
-    """A neighbour's ``unfold Rdiv; apply L`` offers ``apply L`` with ``atoms`` on, 0.7
+    """A neighbour's ``unfold Rdiv; apply L`` offers ``apply L`` with ``atoms`` on, 1.4
     below the sentence; two neighbours naming it inside their sentences pool it."""
     state = goal("0 < x / y", ("x y", "R"))
     steps = [step("Lib.S", "d", 10, 0, state, "unfold Rdiv; apply Rmult_lt_0_compat.")]

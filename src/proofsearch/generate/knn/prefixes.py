@@ -30,7 +30,7 @@ PREFIX_PENALTY = -0.7
 #: At most this many prefixes of one sentence.
 MAX_PREFIXES = 4
 #: Score of a premise step found inside a sentence (:func:`atoms`), relative to it.
-ATOM_PENALTY = -0.7
+ATOM_PENALTY = -1.4
 #: At most this many such steps of one sentence.
 MAX_ATOMS = 4
 #: A step that uses one named premise: ``apply L``, ``exact: L``, ``rewrite <- L``.
