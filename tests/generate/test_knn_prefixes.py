@@ -11,13 +11,7 @@ from tests.generate.strength_trace import write_records
 
 from proofsearch.generate.knn.corpus import build_corpus
 from proofsearch.generate.knn.generator import KnnGenerator
-from proofsearch.generate.knn.prefixes import (
-    ATOM_PENALTY,
-    PREFIX_PENALTY,
-    PrefixPool,
-    atoms,
-    prefixes,
-)
+from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefixes
 from proofsearch.theorem import Theorem
 
 
@@ -108,51 +102,6 @@ def test_a_prefix_several_neighbours_share_pools_their_scores() -> None:
     alone.add("by apply/setP=> x; rewrite !inE L0", -0.3, source=0)
     single = {s.tactic: s.logprob for s in alone.suggestions()}
     assert single["apply/setP=> x; rewrite !inE"] == pytest.approx(-0.3 + 2 * PREFIX_PENALTY)
-
-
-@pytest.mark.parametrize(
-    ("sentence", "expected"),
-    [
-        ("unfold Rdiv; apply Rmult_lt_0_compat", ["apply Rmult_lt_0_compat"]),
-        (
-            "apply le_trans with (a + a);\n[now apply add_le_mono_r | now apply add_le_mono_l]",
-            ["apply add_le_mono_r", "apply add_le_mono_l"],
-        ),
-        ("now rewrite A, Nat.add_comm, <- B", ["rewrite Nat.add_comm", "rewrite <- B"]),
-        ("by rewrite !inE andbK", ["rewrite andbK"]),  # ssreflect's rules
-        ("by move=> x; rewrite addnC", ["rewrite addnC"]),
-        ("intros; exact: leqnn", ["exact: leqnn"]),
-        # Not single premise uses, or prefixes already: nothing.
-        ("apply div_mod; order", []),
-        ("rewrite H2; simpl; reflexivity", []),
-        ("induction n; simpl; auto", []),
-        ("apply L with (x := 1); auto", []),
-        ("exact H", []),
-    ],
-)
-def test_atoms(sentence: str, expected: list[str]) -> None:
-    assert atoms(sentence) == expected
-
-
-def test_atoms_are_offered_only_when_asked_and_pooled(tmp_path: Path) -> None:
-    """A neighbour's ``unfold Rdiv; apply L`` offers ``apply L`` with ``atoms`` on, 1.4
-    below the sentence; two neighbours naming it inside their sentences pool it."""
-    state = goal("0 < x / y", ("x y", "R"))
-    steps = [step("Lib.S", "d", 10, 0, state, "unfold Rdiv; apply Rmult_lt_0_compat.")]
-    corpus = build_corpus(write_records(tmp_path / "t", {"Lib.S": []}, {"Lib.S": steps}, {}))
-    new = Theorem("t", "Lemma t : True.")
-    off = {s.tactic for s in KnnGenerator(corpus).generate(state.render(), new, 8)}
-    assert "apply Rmult_lt_0_compat" not in off
-    on = KnnGenerator(corpus, sentence_atoms=True).generate(state.render(), new, 8)
-    found = {s.tactic: s.logprob for s in on}
-    assert found["apply Rmult_lt_0_compat"] == pytest.approx(
-        found["unfold Rdiv; apply Rmult_lt_0_compat"] + ATOM_PENALTY
-    )
-    pool = PrefixPool(with_atoms=True)
-    pool.add("intros; apply L; auto", -1.0, source=1)
-    pool.add("split; [apply L | lia]", -1.0, source=2)
-    pooled = {s.tactic: s.logprob for s in pool.suggestions()}
-    assert pooled["apply L"] == pytest.approx(-1.0 + ATOM_PENALTY + math.log(2))
 
 
 def test_knn_never_names_a_plugins_made_up_hypothesis(tmp_path: Path) -> None:

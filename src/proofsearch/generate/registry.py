@@ -157,14 +157,11 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
             f"--gen-option premise_ranking={ranking}: not a ranking; choose match (the default), "
             "fitted or bm25"
         )
-    flags = {"unfold": True, "adapt_names": True, "typed_features": True, "analogies": True,
-             "atoms": False}  # fmt: skip
-    for flag, default in flags.items():
+    for flag in ("unfold", "adapt_names", "typed_features", "analogies"):
         value = options.get(flag)
         if value is not None and not isinstance(value, bool):
             raise ValueError(
-                f"--gen-option {flag}={value}: not true or false; give true or false "
-                f"({str(default).lower()} by default)"
+                f"--gen-option {flag}={value}: not true or false; give true (the default) or false"
             )
     dropped = options.get("dropped_features")
     if dropped is not None and dropped not in ("ignored", "unseen"):
@@ -212,7 +209,6 @@ def _knn_parts(
     dropped_features: str = "ignored",
     typed_features: bool = True,
     analogies: bool = True,
-    atoms: bool = False,
 ) -> list[TacticGenerator]:
     from proofsearch.generate.knn.corpus import load_corpus
     from proofsearch.generate.knn.generator import KnnGenerator
@@ -226,7 +222,6 @@ def _knn_parts(
         adapt_names=adapt_names,
         dropped_features=dropped_features,
         analogies=analogies,
-        sentence_atoms=atoms,
     )
     parts: list[TacticGenerator] = [knn]
     if premises > 0:
@@ -268,7 +263,6 @@ def _knn(
     dropped_features: str = "ignored",
     typed_features: bool = True,
     analogies: bool = True,
-    atoms: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """Nearest recorded states' tactics merged with premise templates (``premises=0``: none),
@@ -279,7 +273,7 @@ def _knn(
 
     parts = _knn_parts(
         "knn", index, neighbours, premises, premise_ranking, unfold, namesakes, siblings,
-        hint_premises, adapt_names, dropped_features, typed_features, analogies, atoms,
+        hint_premises, adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     return calibrated_merge(parts, _PART_NAMES[: len(parts)], _need_index("knn", index), calibrate)
 
@@ -314,7 +308,6 @@ def _knn_portfolio(
     dropped_features: str = "ignored",
     typed_features: bool = True,
     analogies: bool = True,
-    atoms: bool = False,
     **_: Any,
 ) -> TacticGenerator:
     """``knn`` and the portfolio merged: the default for Coq when an index is given.
@@ -343,7 +336,7 @@ def _knn_portfolio(
     index = _need_index("knn-portfolio", index)
     knn_parts = _knn_parts(
         "knn-portfolio", index, neighbours, premises, premise_ranking, unfold, namesakes, siblings,
-        hint_premises, adapt_names, dropped_features, typed_features, analogies, atoms,
+        hint_premises, adapt_names, dropped_features, typed_features, analogies,
     )  # fmt: skip
     knn_names = list(_PART_NAMES[: len(knn_parts)])
     portfolio = _portfolio(prover=prover, tactics_file=tactics_file)

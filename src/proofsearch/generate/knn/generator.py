@@ -39,13 +39,7 @@ from proofsearch.generate.knn.features import goal_features, hash_features, unty
 from proofsearch.generate.knn.goals import ParsedGoal, parse_first_goal
 from proofsearch.generate.knn.names import adapt, fingerprints, record_names
 from proofsearch.generate.knn.parts import clean_tactic
-from proofsearch.generate.knn.prefixes import (
-    ATOM_PENALTY,
-    PREFIX_PENALTY,
-    PrefixPool,
-    atoms,
-    prefixes,
-)
+from proofsearch.generate.knn.prefixes import PREFIX_PENALTY, PrefixPool, prefixes
 from proofsearch.generate.knn.premise_uses import NAME
 from proofsearch.generate.knn.scope import Scope, ScopeCache
 from proofsearch.theorem import Theorem
@@ -92,15 +86,12 @@ class KnnGenerator(TacticGenerator):
         adapt_names: bool = True,
         dropped_features: str = "ignored",
         analogies: bool = True,
-        sentence_atoms: bool = False,
     ) -> None:
         """``adapt_names`` and ``dropped_features`` exist for issue 19's ablation: off
         (``False``, ``"unseen"``), a recorded tactic's names are left as they were, and a
         learned state's features the build dropped as too common weigh as much as unseen
         ones (the behaviour before the fixes, docs/generators.md). ``analogies=False``
-        leaves out the steps with a neighbour lemma's variant names (:mod:`.analogy`).
-        ``sentence_atoms``: with the prefixes, also the premise steps inside a sentence
-        (:func:`.prefixes.atoms`)."""
+        leaves out the steps with a neighbour lemma's variant names (:mod:`.analogy`)."""
         if dropped_features not in DROPPED_FEATURES:
             choices = ", ".join(DROPPED_FEATURES)
             raise ValueError(f"dropped_features={dropped_features!r}: choose one of {choices}")
@@ -137,7 +128,6 @@ class KnnGenerator(TacticGenerator):
         self.min_similarity = min_similarity
         #: Offer the steps that begin a compound sentence too (:mod:`.prefixes`).
         self.sentence_prefixes = sentence_prefixes
-        self.sentence_atoms = sentence_atoms
         self.learned = _Learned()
         self.analogies = analogies and "state_lemma" in corpus.arrays
         self.state_lemma = corpus.arrays.get("state_lemma", np.zeros(0, np.int32))
@@ -274,7 +264,7 @@ class KnnGenerator(TacticGenerator):
         seen: set[tuple[int, str]] = set()
         tactics: set[str] = set()
         out = []
-        pool = PrefixPool(with_atoms=self.sentence_atoms)
+        pool = PrefixPool()
         for state, tactic_id, score, named in zip(
             candidates.tolist(), tactic_ids, logs, has_record, strict=True
         ):
@@ -442,8 +432,6 @@ class KnnGenerator(TacticGenerator):
                         Suggestion(p, variant_score + PREFIX_PENALTY * (i + 1))
                         for i, p in enumerate(prefixes(variant))
                     ]
-                    if self.sentence_atoms:
-                        out += [Suggestion(a, variant_score + ATOM_PENALTY) for a in atoms(variant)]
         return out
 
     def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:

@@ -29,16 +29,6 @@ _TERMINATORS = ("by ", "now ")
 PREFIX_PENALTY = -0.7
 #: At most this many prefixes of one sentence.
 MAX_PREFIXES = 4
-#: Score of a premise step found inside a sentence (:func:`atoms`), relative to it.
-ATOM_PENALTY = -1.4
-#: At most this many such steps of one sentence.
-MAX_ATOMS = 4
-#: A step that uses one named premise: ``apply L``, ``exact: L``, ``rewrite <- L``.
-_ATOM = re.compile(
-    r"(?:e?apply|exact|apply:|exact:|apply/|rewrite\s*(?:<-|->|-)?)\s*@?[^\W\d][\w'.]*"
-)
-#: Words a part may begin with that do not change which premise it uses.
-_ATOM_WRAPPERS = ("now ", "by ", "try ", "first ")
 #: Words that end a plain ``rewrite``'s rules (``rewrite A in H``, ``rewrite A by t``):
 #: such a rewrite is not cut.
 _REWRITE_CLAUSES = frozenset({"in", "at", "by", "with", "using", "=>"})
@@ -147,45 +137,6 @@ def _prefixes(tactic: str) -> tuple[str, ...]:
     return tuple([p for p in dict.fromkeys(out) if p and p != tactic][:MAX_PREFIXES])
 
 
-def atoms(tactic: str) -> list[str]:
-    """The premise steps inside ``tactic`` that its prefixes do not offer: a part after
-    the first (``unfold Rdiv; apply Rmult_lt_0_compat`` → ``apply Rmult_lt_0_compat``),
-    an alternative of a ``[ … | … ]`` branch (``[now apply add_le_mono_r | now apply
-    add_le_mono_l]``), and the later rules of a rewrite with several (``rewrite A, B`` →
-    ``rewrite B``). Each is a single use of one named premise, the step that most
-    often lacks among the suggestions while a neighbour's longer sentence names it."""
-    if ";" not in tactic and "|" not in tactic and "," not in tactic and " " not in tactic:
-        return []
-    return list(_atoms(tactic))
-
-
-def _pieces(part: str) -> list[str]:
-    """``part`` itself, or the alternatives of a ``[ a | b ]`` branch part."""
-    part = part.strip()
-    if part.startswith("[") and part.endswith("]"):
-        return [p for p in _split_outside(part[1:-1], "|") if p]
-    return [part]
-
-
-@lru_cache(maxsize=1 << 16)
-def _atoms(tactic: str) -> tuple[str, ...]:
-    _, parts = sentence_parts(tactic)
-    pieces = [piece for part in parts for piece in _pieces(part)]
-    out: list[str] = []
-    for index, piece in enumerate(pieces):
-        while piece.startswith(_ATOM_WRAPPERS):
-            piece = piece.split(" ", 1)[1].strip().strip("()").strip()
-        rules, _ = _rewrite_rules(piece)
-        if rules:
-            out += [f"rewrite {rule}" for rule in rules[1:]]
-            if index:
-                out.append(f"rewrite {rules[0]}")
-        elif index and _ATOM.fullmatch(piece):
-            out.append(piece)
-    skip = {tactic.strip(), *_prefixes(tactic)}
-    return tuple([a for a in dict.fromkeys(out) if a not in skip][:MAX_ATOMS])
-
-
 class PrefixPool:
     """The prefixes of the sentences a knn call offers, each scored by all of them.
 
@@ -197,25 +148,17 @@ class PrefixPool:
     those sentences' own score: a prefix is never preferred to a sentence it comes from.
     """
 
-    def __init__(self, with_atoms: bool = False) -> None:
-        """``with_atoms``: also offer the premise steps inside each sentence
-        (:func:`atoms`), pooled the same way, :data:`ATOM_PENALTY` below it."""
+    def __init__(self) -> None:
         self._scores: dict[str, dict[int, float]] = {}
         self._best: dict[str, float] = {}
-        self.with_atoms = with_atoms
 
     def add(self, sentence: str, score: float, source: int) -> None:
         """Offer ``sentence``'s prefixes; ``source`` tells one neighbour from another."""
         for index, prefix in enumerate(prefixes(sentence)):
-            self._offer(prefix, score + PREFIX_PENALTY * (index + 1), score, source)
-        if self.with_atoms:
-            for atom in atoms(sentence):
-                self._offer(atom, score + ATOM_PENALTY, score, source)
-
-    def _offer(self, step: str, value: float, sentence_score: float, source: int) -> None:
-        by_source = self._scores.setdefault(step, {})
-        by_source[source] = max(by_source.get(source, -math.inf), value)
-        self._best[step] = max(self._best.get(step, -math.inf), sentence_score)
+            by_source = self._scores.setdefault(prefix, {})
+            value = score + PREFIX_PENALTY * (index + 1)
+            by_source[source] = max(by_source.get(source, -math.inf), value)
+            self._best[prefix] = max(self._best.get(prefix, -math.inf), score)
 
     def suggestions(self) -> list[Suggestion]:
         """The prefixes, in the order they were first offered."""
