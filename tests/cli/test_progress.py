@@ -144,3 +144,26 @@ def test_the_closing_line_is_not_printed_twice() -> None:
     assert not ticker.tick(lambda: "files 5/5", force=True)
     assert ticker.tick(lambda: "files 5/5 · 1 failed", force=True)  # something new: printed
     assert stream.getvalue().splitlines() == ["files 5/5", "files 5/5 · 1 failed"]
+
+
+def test_a_long_file_is_not_silence(tmp_path: Path) -> None:
+    """A library's trace log stood at "17/22 · about 0:00:53 left" for 4 minutes while
+    one big file was traced: lines came only when a file ended. A heartbeat now asks for a
+    line between files too (at most one per interval, as before), and stops with the bar."""
+    bar, stream, clock, record = trace_bar(tmp_path, (100, 300), interval=10.0)
+    with bar:
+        assert bar._beating is not None and bar._beating.is_alive()
+        clock.now += 30
+        bar.record(record, False, 100)
+        clock.now += 60  # the second file still running
+        bar.beat()  # what the heartbeat does every few seconds
+        clock.now += 5
+        bar.beat()  # 5 s after the last line: quiet
+        clock.now += 5
+        bar.record(record, False, 300)
+    assert not bar._beating.is_alive()
+    assert stream.getvalue().splitlines() == [
+        "trace files 1/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:00:30 · about 0:01:30 left",
+        "trace files 1/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:01:30 · about 0:04:30 left",
+        "trace files 2/2 · lemmas 0 · steps 0 · failed 0 · elapsed 0:01:40",
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
+from proofsearch.cli.prove_output import untraced_lines
 from proofsearch.cli.trace import default_out
 from proofsearch.env.coq.version import binary_version
 from proofsearch.project import libraries
@@ -368,13 +369,9 @@ def test_a_library_installed_without_sources_is_named(
     assert unsourced == [libraries.STDLIB]  # the key the stdlib is traced under ("Coq")
 
 
-def test_a_library_is_traced_with_the_projects_typing_flags(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A library built with typing flags (UniMath: `-noinit -indices-matter
-    -type-in-type`) failed to trace (5 of 10 files), being traced without them; the
-    project requiring it has the same flags, and gives them to it. Real tracer, on a
-    library installed in a Coq installation made for the test (links to the real one)."""
+def fake_coqlib(tmp_path: Path) -> Path:
+    """A Coq installation made for a test: links to the real one's folders, and a
+    ``user-contrib`` of its own where a test installs a library."""
     real = coq_where()
     fake = tmp_path / "coqlib"
     fake.mkdir()
@@ -385,7 +382,18 @@ def test_a_library_is_traced_with_the_projects_typing_flags(
     contrib.mkdir()
     for entry in (real / "user-contrib").iterdir():
         (contrib / entry.name).symlink_to(entry)
-    library = contrib / "Tit"
+    return fake
+
+
+def test_a_library_is_traced_with_the_projects_typing_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library built with typing flags (UniMath: `-noinit -indices-matter
+    -type-in-type`) failed to trace (5 of 10 files), being traced without them; the
+    project requiring it has the same flags, and gives them to it. Real tracer, on a
+    library installed in a Coq installation made for the test (links to the real one)."""
+    fake = fake_coqlib(tmp_path)
+    library = fake / "user-contrib" / "Tit"
     library.mkdir()
     # A universe inconsistency unless -type-in-type.
     (library / "U.v").write_text("Definition U := Type.\nDefinition self : U := U.\n")
@@ -409,3 +417,33 @@ def test_a_library_is_traced_with_the_projects_typing_flags(
     (record,) = [r for r in TraceDir(out).files() if r.module == "Tit.U"]
     assert record.status == "traced", record
     assert [p.name for p in TraceDir(out).premises("Tit.U")] == ["Tit.U.U", "Tit.U.self"]
+
+
+def test_an_installed_librarys_untraceable_file_is_no_fault_of_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audit 49: HB's ``structures.v`` cannot be traced from its installed source (it
+    needs its own build's paths); the line said to check the project's ``-R`` lines.
+    The library traces that ``prove`` makes now record where the library lives, so the
+    line says an installed library's source need not compile outside its own build.
+    Real tracer, on a library installed in a Coq installation made for the test, whose
+    compiled file is fine and whose source no longer compiles."""
+    fake = fake_coqlib(tmp_path)
+    library = fake / "user-contrib" / "Brk"
+    library.mkdir()
+    source = library / "B.v"
+    source.write_text("Definition b := 1.\n")
+    build = ["coqc", "-R", str(library), "Brk", "B.v"]
+    assert subprocess.run(build, cwd=library, capture_output=True).returncode == 0
+    source.write_text("Definition b := 1.\nDefinition c := no_such_thing.\n")
+    monkeypatch.setattr(libraries, "coq_where", lambda coqc="coqc": fake)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = one_file_project(tmp_path, "Require Import Brk.B.\nDefinition mine := b.\n")
+    outs = trace_libraries(project, jobs=1)
+    lines = untraced_lines(outs, fake)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("library trace: Brk.B (B.v:2) could not be traced"), lines
+    assert lines[0].endswith(
+        "(an installed library's source need not compile outside its own build; your proofs "
+        "can still use its lemmas, and nothing in your project needs a change)"
+    )

@@ -358,8 +358,9 @@ def _trace(
         raise Stop(str(exc), EXIT_USAGE) from None
     if not args.quiet:
         from proofsearch.cli.prove_output import untraced_lines
+        from proofsearch.env.coq.version import coq_where
 
-        for line in untraced_lines(libraries):
+        for line in untraced_lines(libraries, coq_where(args.coqc)):
             print_notice(message_console(), line)
         from proofsearch.generate.library_tactics import LIBRARIES
 

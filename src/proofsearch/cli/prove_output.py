@@ -354,8 +354,9 @@ def _new_proofs_diff(
     return "".join(out)
 
 
-def untraced_lines(libraries: list[Path]) -> list[str]:
-    """One line per library trace folder with files that failed to trace."""
+def untraced_lines(libraries: list[Path], coqlib: Path | None = None) -> list[str]:
+    """One line per library trace folder with files that failed to trace; ``coqlib``
+    (``coqc -where``) tells an installed library from the project's own bindings."""
     from proofsearch.project.libraries import untraced_files
 
     by_folder: dict[Path, list[Any]] = {}
@@ -370,12 +371,12 @@ def untraced_lines(libraries: list[Path]) -> list[str]:
         lines.append(
             f"library trace: {first.module} ({first.file}:{error.line if error else 1}) could "
             f"not be traced: {message}{more}; its lemmas are not premises, the search goes on "
-            f"without them ({_untraced_advice(out)})"
+            f"without them ({_untraced_advice(out, coqlib)})"
         )
     return lines
 
 
-def _untraced_advice(out: Path) -> str:
+def _untraced_advice(out: Path, coqlib: Path | None) -> str:
     """Why a library's file may not trace, and what to do. An installed library's source
     need not compile outside the library's own build (Hierarchy Builder's
     ``structures.v`` accumulates its ``.elpi`` files by a relative path): nothing in the
@@ -383,7 +384,10 @@ def _untraced_advice(out: Path) -> str:
     from proofsearch.trace.schema import TraceDir
 
     project = TraceDir(out).project()
-    if project is not None and "user-contrib" in Path(project.root).parts:
+    root = Path(project.root) if project is not None else None
+    if root is not None and (
+        "user-contrib" in root.parts or (coqlib is not None and root.is_relative_to(coqlib))
+    ):
         return (
             "an installed library's source need not compile outside its own build; your "
             "proofs can still use its lemmas, and nothing in your project needs a change"

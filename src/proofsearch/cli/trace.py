@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -236,6 +237,10 @@ class TraceProgress:
         #: No terminal (a log, CI): a plain line every few seconds instead of the bar.
         self.plain = enabled and not console.is_terminal
         self.ticker = PlainTicker(console)
+        #: The heartbeat thread (plain lines only) and what it shares with the records.
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._beating: threading.Thread | None = None
         self.progress = Progress(
             TextColumn("[bold]trace"),
             BarColumn(),
@@ -297,7 +302,7 @@ class TraceProgress:
         self.progress.advance(self.task, size)
         self._refresh()
         if self.plain:
-            self.ticker.tick(self.plain_line)
+            self.beat()
         if record.status == "failed" and record.error is not None:
             message = " ".join(record.error.message.split())[:200]
             # As it happens, above the bar; a line, not a log record (no time, no
@@ -307,11 +312,31 @@ class TraceProgress:
                 soft_wrap=True, highlight=False,
             )  # fmt: skip
 
+    def beat(self) -> None:
+        """A plain line if none was printed for the ticker's interval: after each file,
+        and from the heartbeat while a long file is traced (a library's log stood at
+        "17/22 · about 0:00:53 left" for 4 minutes while one big file was traced)."""
+        with self._lock:
+            self.ticker.tick(self.plain_line)
+
+    def _heartbeat(self) -> None:
+        from proofsearch.cli.progress import PLAIN_INTERVAL
+
+        while not self._stopped.wait(PLAIN_INTERVAL):
+            self.beat()
+
     def __enter__(self) -> TraceProgress:
         self.progress.start()
+        if self.plain:
+            self._beating = threading.Thread(target=self._heartbeat, daemon=True)
+            self._beating.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stopped.set()
+        if self._beating is not None:
+            self._beating.join()
         if self.plain:
-            self.ticker.tick(self.plain_line, force=True)
+            with self._lock:
+                self.ticker.tick(self.plain_line, force=True)
         self.progress.stop()

@@ -24,7 +24,7 @@ from proofsearch.env.coq.version import without_prelude
 from proofsearch.project.learn import cache_root
 from proofsearch.trace.deps import requires, run_coqdep
 from proofsearch.trace.runner import Limits, Summary, coq_version, plan, run
-from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
+from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir, write_project
 from proofsearch.trace.sources import (
     Project,
     Source,
@@ -32,6 +32,7 @@ from proofsearch.trace.sources import (
     installed_mappings,
     mapping_args,
     module_of,
+    record_project,
     stdlib_project,
     theories_prefix,
 )
@@ -211,6 +212,9 @@ def _trace_modules(
     jobs_list, _ = plan(library, out, limits=Limits(timeout=1800.0), coqc=coqc)
     if not jobs_list:
         return
+    # Where the library lives, as ``trace`` records it: what its failed files are told
+    # (an installed library's source need not compile outside its own build, audit 49).
+    record_project(library, out)
     if say is not None:
         # Of the files the project loads, those no earlier run traced (audit 47 read
         # "13 files" on a warm cache as all the project loads).
@@ -331,6 +335,9 @@ def without_modules(out: Path, held: set[str]) -> Path:
     digest = hashlib.sha256("\n".join(excluded).encode()).hexdigest()[:12]
     view = out.with_name(f"{out.name}.without-{digest}") / "files"
     view.mkdir(parents=True, exist_ok=True)
+    record = trace.project()
+    if record is not None:
+        write_project(view.parent, record)
     shards = [trace.shard(m, kind) for m in sorted(modules - held) for kind in SHARD_KINDS]
     linked = {shard.name: shard for shard in shards if shard.exists()}
     for stale in view.iterdir():
