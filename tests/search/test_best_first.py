@@ -215,6 +215,18 @@ def test_reported_proof_is_the_shortest_found() -> None:
     assert prover.checked[0] == ["short", "qed"]
 
 
+def test_of_proofs_as_short_the_plainest_is_reported() -> None:
+    """Audit 49: ``mone = 0 :> nat`` was written ``apply: mop1x.`` (through ``0 + ?x``),
+    where ``by []``, closing the same goal at the same expansion, is what a person
+    writes. Of the proofs with the fewest steps, the one with the least text is
+    re-checked first."""
+    edges = {"root": {"apply: mop1x": QED, "by []": QED, "a": "A"}, "A": {"b": QED}}
+    table = {"root": [("apply: mop1x", -0.1), ("a", -0.2), ("by []", -0.9)]}
+    result, prover, _ = search(edges, table)
+    assert result.status is Status.PROVED and result.proof == ["by []"]
+    assert prover.checked == [["by []"]]
+
+
 def test_rejected_proof_is_never_reported() -> None:
     class Rejecting(GraphProver):
         def check(self, theorem, proof):  # type: ignore[no-untyped-def]
