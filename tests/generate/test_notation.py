@@ -159,3 +159,45 @@ def test_a_law_stated_folded_is_found_for_its_goal(tmp_path: Path) -> None:
     state = parse_first_goal(goal("a + b = b + a", ("a, b", "V")).render())
     found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 2, use="apply")
     assert found[0].name == "Lib.Ring.addrC"
+
+
+@pytest.mark.parametrize(
+    ("printed", "read"),
+    [
+        # ssreflect's postfix notations: one symbol after the name (``n.`` lost its ``n``).
+        ("m.+1 + n.-1 = n.*2", "m .+1 + n .-1 = n .*2"),
+        ("(m + n).+1 = m.+2", "( m + n ) .+1 = m .+2"),
+        # Big operators as the ``\big[op/idx]_`` that bigop's laws are stated with.
+        (r"\sum_(i < n) F i", r"\ big [ + / 0 ] _ ( i < n ) F i"),
+        (r"\prod_(i <- r | P i) F i", r"\ big [ * / 1 ] _ ( i <- r | P i ) F i"),
+        (r"\big[op/idx]_(i < n) F i", r"\ big [ op / idx ] _ ( i < n ) F i"),
+    ],
+)
+def test_ssreflect_notations_read_as_their_terms(printed: str, read: str) -> None:
+    assert " ".join(matching_tokens(printed)) == read
+
+
+def test_a_sums_goal_finds_the_big_operator_law(tmp_path: Path) -> None:
+    """``\\sum_(i < n.+1) F i = \\sum_(i < n) F i + F n`` is ``by rewrite big_ord_recr``
+    (audit 49's ``sum_recr``), but bigop states its laws with ``\\big[op/idx]_``, which
+    shares no symbol with ``\\sum_`` as printed, and ``n.+1`` read as ``+ 1``."""
+    lib = "Lib.Big"
+    premises = [
+        premise(
+            lib, "big_ord_recr",
+            r"forall (R : Type) (idx : R) (op : Monoid.law idx) (n : nat) (F : 'I_n.+1 -> R),"
+            r" \big[op/idx]_(i < n.+1) F i ="
+            r" op (\big[op/idx]_(i < n) F (widen_ord (leqnSn n) i)) (F ord_max)",
+            10,
+        ),
+        premise(lib, "addn1", "forall n : nat, n + 1 = n.+1", 11),
+        premise(lib, "addnS", "forall m n : nat, m + n.+1 = (m + n).+1", 12),
+        premise(lib, "sum_nat_const", r"forall n c, \sum_(i < n) c = n * c", 13),
+    ]  # fmt: skip
+    corpus = build_corpus(write_records(tmp_path / "t", {lib: []}, {}, {lib: premises}))
+    retriever = PremiseRetriever(corpus)
+    text = r"\sum_(i < n.+1) F i = \sum_(i < n) F i + F n"
+    state = parse_first_goal(goal(text, ("n", "nat"), ("F", "nat -> nat")).render())
+    found = retriever.retrieve(state, Theorem("t", "Lemma t : True."), 2, use="rewrite")
+    # (``sum_nat_const`` shares the sum and its range too: either may come first.)
+    assert "Lib.Big.big_ord_recr" in [p.name for p in found], [p.name for p in found]

@@ -294,11 +294,55 @@ def after_binders(found: list[str]) -> list[str]:
         rest = rest[cut + 1 :]
 
 
+#: ssreflect's postfix notations (``n.+1``, ``n.-1``, ``n.*2``, ``n./2``), which the
+#: tokenizer splits as ``n.`` ``+`` ``1``: read as the name and one symbol, ``n``
+#: ``.+1`` (a name ending in ``.`` lost its last component, the ``n``, to
+#: :func:`short_name`).
+_POSTFIX_OPERATORS = frozenset({"+", "-", "*", "/"})
+#: math-comp's big operators by the operation and unit they iterate: ``\sum_(i < n) F i``
+#: is ``\big[+%N/0%N]_(i < n) F i``, the form in which ``bigop``'s laws are stated
+#: (``big_ord_recr``, ``big_split``, ``eq_bigr``), so a sum's goal meets them.
+BIG_OPERATORS: dict[str, tuple[str, str]] = {
+    "sum_": ("+", "0"), "prod_": ("*", "1"), "max_": ("maxn", "0"),
+    "bigcup_": ("setU", "set0"), "bigcap_": ("setI", "setT"),
+}  # fmt: skip
+
+
+def _ssreflect_notations(found: list[str]) -> list[str]:
+    """:data:`_POSTFIX_OPERATORS` and :data:`BIG_OPERATORS` read as above."""
+    out: list[str] = []
+    index = 0
+    while index < len(found):
+        token = found[index]
+        after = found[index + 1 : index + 3]
+        if (
+            len(after) == 2 and after[0] in _POSTFIX_OPERATORS and after[1].isdigit()
+            and len(token) > 1 and token.endswith(".")
+        ):  # fmt: skip
+            out += [token[:-1], "." + after[0] + after[1]]
+            index += 3
+            continue
+        if token in (".+", ".-", ".*", "./") and after[:1] and after[0].isdigit():
+            out.append(token + after[0])
+            index += 2
+            continue
+        if token == "\\" and after[:1] and after[0] in BIG_OPERATORS:
+            operation, unit = BIG_OPERATORS[after[0]]
+            out += ["\\", "big", "[", operation, "/", unit, "]", "_"]
+            index += 2
+            continue
+        out.append(token)
+        index += 1
+    return out
+
+
 @lru_cache(maxsize=65_536)
 def _matching(text: str) -> tuple[str, ...]:
     found = tokens(text)
     if "%" in text:
         found = _scoped(found)
+    if "." in text or "\\" in text:
+        found = _ssreflect_notations(found)
     if any(t in LAWS for t in found):
         found = _unfold_law(found)
     if not any("." in t or t in BINARY or t in UNARY or t in NUMERALS for t in found):

@@ -27,7 +27,7 @@ from proofsearch.generate.knn.notation import matching_tokens
 from proofsearch.trace.schema import TraceDir
 
 #: Bumped when what a part holds, or how it is parsed, changes.
-PARTS_VERSION = 4  # 2: premise_until; 3: premise_admitted; 4: folded laws read
+PARTS_VERSION = 5  # 2: premise_until; 3: premise_admitted; 4: folded laws read; 5: n.+1, \\sum_
 #: Kinds of premise that cannot be applied or rewritten with.
 NOT_APPLICABLE = frozenset(
     {"Definition", "Fixpoint", "CoFixpoint", "Inductive", "CoInductive", "Record", "Instance"}
