@@ -167,14 +167,38 @@ def _session_name() -> str:
 def _init(address: str | None, options: RayOptions, common: dict[str, Any]) -> None:
     import ray
 
-    if address:
-        ray.init(address=address, **common)
-    else:
-        ray.init(
-            num_cpus=options.num_cpus or os.cpu_count() or 1,
-            num_gpus=options.num_gpus,
-            object_store_memory=options.object_store_mb * 1024 * 1024,
-            _node_ip_address="127.0.0.1",
-            _temp_dir=os.path.abspath(options.tmpdir) if options.tmpdir else None,
-            **common,
-        )
+    with _sigterm_kept():
+        if address:
+            ray.init(address=address, **common)
+        else:
+            ray.init(
+                num_cpus=options.num_cpus or os.cpu_count() or 1,
+                num_gpus=options.num_gpus,
+                object_store_memory=options.object_store_mb * 1024 * 1024,
+                _node_ip_address="127.0.0.1",
+                _temp_dir=os.path.abspath(options.tmpdir) if options.tmpdir else None,
+                **common,
+            )
+
+
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """SIGTERM handled after ``ray.init`` as before it.
+
+    ``ray.init`` takes SIGTERM over in the driver: a Python handler that exits with status
+    15, and, in the C library, its core's failure handler ("*** SIGTERM received at
+    time=…" and a stack, status 1). A scheduler's time limit on a ``--workers 2`` run read
+    as a crash, where the CLI stops such a run as Ctrl-C does, with 143 and a line saying
+    how to go on (audit 51). Setting the handler from before again restores both."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (a driver inside a library's thread)
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
