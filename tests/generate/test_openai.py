@@ -347,6 +347,25 @@ def test_a_call_for_a_search_waits_no_longer_than_its_deadline(
         assert client.generate(GOALS[0], THEOREM, 5)  # outside a search: no deadline
 
 
+def test_a_server_never_reached_is_a_failure_even_when_the_deadline_cuts_the_retries(
+    slept: RecordedSleeps,
+) -> None:
+    """Audit 51: against a server that is down, a back-off that would outlast the
+    theorem's deadline ended the theorem as cut by the deadline (``open``, "the generator
+    is too slow"), so whether the run stopped after its first theorems, as documented, hung
+    on the random back-off. Connection refused is no slow server: the failure is raised,
+    whatever the deadline."""
+    url = f"http://127.0.0.1:{_free_port()}/v1"  # nobody listens there
+    client = _client(url, backoff=5.0, max_backoff=5.0, max_retries=3)
+    with answer_by(time.perf_counter() + 1.0), pytest.raises(OpenAIGeneratorError) as caught:
+        client.generate(GOALS[0], THEOREM, 5)
+    assert "cannot reach" in str(caught.value) and "1 attempt(s)" in str(caught.value)
+    assert not isinstance(caught.value, AnswerDeadline)
+    with answer_by(time.perf_counter() + 1.0), pytest.raises(OpenAIGeneratorError):
+        asyncio.run(client.agenerate(GOALS[0], THEOREM, 5))
+    assert slept.sleeps == []  # nothing was slept past the deadline
+
+
 def test_server_refusals_reach_the_caller(server: CompletionHTTPServer) -> None:
     with pytest.raises(OpenAIHTTPError, match="does not exist") as caught:
         _client(server.url, model="other").generate(GOALS[0], THEOREM, 5)

@@ -244,7 +244,7 @@ class OpenAITacticGenerator(TacticGenerator):
                 sent = _cut_or(error, cut)
             if isinstance(answer := self._retry(attempt, sent), httpx.Response):
                 return self._json(answer)
-            time.sleep(_backoff_in_time(answer))
+            time.sleep(self._backoff_in_time(answer, sent, attempt))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _apost(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -260,7 +260,7 @@ class OpenAITacticGenerator(TacticGenerator):
                 sent = _cut_or(error, cut)
             if isinstance(answer := self._retry(attempt, sent), httpx.Response):
                 return self._json(answer)
-            await asyncio.sleep(_backoff_in_time(answer))
+            await asyncio.sleep(self._backoff_in_time(answer, sent, attempt))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _limits(self) -> tuple[httpx.Timeout, bool]:
@@ -291,6 +291,20 @@ class OpenAITacticGenerator(TacticGenerator):
             )
             return delay
         return outcome
+
+    def _backoff_in_time(self, delay: float, sent: _Sent, attempt: int) -> float:
+        """``delay``, the back-off before a retry, unless the search's deadline comes first.
+        Then there is no time to retry: the theorem's time is up (:class:`AnswerDeadline`),
+        unless the server was never reached (connection refused): that is no slow server
+        but none at all, a failure of the generator, so that a run against a server that is
+        down stops after its first theorems, as documented, and its rows say ``error``, not
+        ``open`` and "too slow" (audit 51: which of the two a run got hung on the random
+        back-off)."""
+        if wait_bound(delay)[1]:
+            if isinstance(sent, httpx.ConnectError):
+                raise self._connection_error(sent, attempt + 1) from sent
+            raise AnswerDeadline("the search's deadline came before a retry")
+        return delay
 
     def _client_async(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
@@ -465,14 +479,6 @@ def _cut_or(error: httpx.TransportError, cut: bool) -> httpx.TransportError:
     if cut and isinstance(error, httpx.TimeoutException):
         raise AnswerDeadline("the search's deadline came while the server answered") from error
     return error
-
-
-def _backoff_in_time(delay: float) -> float:
-    """``delay``, the back-off before a retry, unless the search's deadline comes first
-    (then there is no time to retry: :class:`AnswerDeadline`)."""
-    if wait_bound(delay)[1]:
-        raise AnswerDeadline("the search's deadline came before a retry")
-    return delay
 
 
 def _describe(error: Exception) -> str:
