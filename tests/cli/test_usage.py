@@ -187,6 +187,8 @@ def test_every_subcommand_errs_in_one_style(
         ["search", str(theorems), "--tactics-file", str(tmp_path / "nope.txt")],
         ["search", str(theorems), "--generator", "hf"],  # no --model
         ["search", str(theorems), "--generator", "no_such_package.mod:factory"],
+        # The module is there, its factory is not: a traceback (audit 51).
+        ["search", str(theorems), "--generator", "tests.distributed.chaos:no_such_factory"],
         ["search", str(theorems), "--generator", "knn"],  # no --index
         ["search", str(theorems), "--index", str(tmp_path)],  # not a trace
         ["search", str(theorems), "--gen-option", "neighbours=3"],  # not portfolio's
@@ -357,3 +359,22 @@ def test_proves_help_is_about_coq_projects_only() -> None:
         if isinstance(getattr(action, "choices", None), dict) and "search" in action.choices
     )
     assert "--lean-repl" in search.format_help()  # search keeps them: it runs Lean too
+
+
+def test_a_generator_factory_that_is_not_there_is_named(
+    capsys: pytest.CaptureFixture[str],
+    theorems: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--generator mygen:nofactory`` was a traceback with exit 1 (audit 51): one line
+    now, with the module's functions; a module that fails as it is imported likewise."""
+    code, _, err = cli(
+        capsys, "search", str(theorems), "--generator", "tests.distributed.chaos:mak"
+    )
+    assert code == 2
+    assert "module 'tests.distributed.chaos' has no function 'mak'" in err and "make" in err
+    (tmp_path / "broken_gen.py").write_text("raise RuntimeError('no GPU here')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, _, err = cli(capsys, "search", str(theorems), "--generator", "broken_gen:make")
+    assert code == 2 and "importing 'broken_gen' failed: RuntimeError: no GPU here" in err

@@ -325,6 +325,30 @@ def check_generator_inputs(args: argparse.Namespace) -> None:
                 f"--generator {generator}", f"no module {module!r} on the Python path",
                 "install it, or add its folder to PYTHONPATH",
             )  # fmt: skip
+        _check_factory(generator)
+
+
+def _check_factory(generator: str) -> None:
+    """The factory of ``module:factory`` must be in its module (a typo in its name was a
+    traceback, audit 51). The module is imported here, as each worker would import it."""
+    import importlib
+
+    module, _, factory = generator.partition(":")
+    try:
+        loaded = importlib.import_module(module)
+    except Exception as exc:  # the user's module failed as it was imported
+        raise CommandError(
+            f"--generator {generator}",
+            f"importing {module!r} failed: {type(exc).__name__}: {exc}",
+        ) from None
+    if not callable(getattr(loaded, factory, None)):
+        names = sorted(n for n, v in vars(loaded).items() if callable(v) and not n.startswith("_"))
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        raise CommandError(
+            f"--generator {generator}",
+            f"module {module!r} has no function {factory!r}",
+            f"name one of its functions: {shown}" if names else "name the module's factory",
+        )
 
 
 def default_generator(prover: str, index: str | Sequence[str] | None) -> str:
