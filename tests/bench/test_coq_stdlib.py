@@ -174,6 +174,17 @@ def test_allocate_is_proportional_with_one_per_part() -> None:
     assert allocate({"A": 3, "B": 2}, 10) == {"A": 3, "B": 2}
 
 
+def test_fewer_draws_than_parts_give_as_many_lemmas() -> None:
+    """``--sample 12`` over the stdlib's 31 parts wrote 31 lemmas (audit 51): one each
+    to the largest parts now."""
+    sizes = {"A": 50, "B": 400, "C": 7, "D": 400, "E": 0}
+    assert allocate(sizes, 2) == {"A": 0, "B": 1, "C": 0, "D": 1, "E": 0}
+    assert sum(allocate(sizes, 3).values()) == 3
+    assert allocate(sizes, 4) == {"A": 1, "B": 1, "C": 1, "D": 1, "E": 0}  # one per part
+    lemmas = fake_lemmas({"A": 30, "B": 60, "C": 5})
+    assert len(sample_stratified(lemmas, 2, seed=7)) == 2
+
+
 def test_sample_is_deterministic_and_stratified() -> None:
     lemmas = fake_lemmas({"A": 300, "B": 60, "C": 5})
     shuffled = random.Random(1).sample(lemmas, len(lemmas))

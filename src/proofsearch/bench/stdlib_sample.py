@@ -13,11 +13,17 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
     """Split ``n`` draws over strata proportionally (largest remainder), at least 1 each.
 
     Every part of the library with a lemma gets one, so small parts (``Array``,
-    ``funind``) are represented; the rest follows the parts' sizes.
+    ``funind``) are represented; the rest follows the parts' sizes. Fewer draws than
+    parts go one each to the largest parts (ties by name): ``--sample 12`` of the
+    stdlib's 31 parts wrote 31 lemmas (audit 51).
     """
     total = sum(sizes.values())
     if n >= total:
         return dict(sizes)
+    filled = [part for part, size in sizes.items() if size > 0]
+    if n < len(filled):
+        chosen = set(sorted(filled, key=lambda p: (-sizes[p], p))[: max(n, 0)])
+        return {part: int(part in chosen) for part in sizes}
     quota = {part: min(1, size) for part, size in sizes.items()}
     left = n - sum(quota.values())
     if left <= 0:

@@ -35,7 +35,10 @@ def _add_extract_options(parser: argparse.ArgumentParser) -> None:
         type=positive(int),
         default=None,
         metavar="N",
-        help="draw N lemmas (default: all)",
+        help=(
+            "draw N lemmas, stratified by part: each part gets at least one, the rest by "
+            "size; fewer than the parts go one each to the largest (default: all)"
+        ),
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="theorem file (JSONL) to write")
