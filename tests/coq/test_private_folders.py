@@ -9,7 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from proofsearch.env.coq.private_folders import (
+    CHECK_PREFIX,
     LOCK,
     PREFIX,
     STALE_AFTER,
@@ -55,22 +58,27 @@ def test_a_lines_folder_names_its_process() -> None:
 KILLED = """\
 import os, signal, sys
 from proofsearch.env.coq.private_folders import private_folder
-folder = private_folder(sys.argv[1])
+folder = private_folder(sys.argv[1], sys.argv[2])
 print(folder.name, flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def test_a_killed_processs_folder_is_removed_at_once_a_live_ones_never(tmp_path: Path) -> None:
+@pytest.mark.parametrize("prefix", [PREFIX, CHECK_PREFIX])
+def test_a_killed_processs_folder_is_removed_at_once_a_live_ones_never(
+    tmp_path: Path, prefix: str
+) -> None:
     """Ray kills an actor at a deadline without its ``close``: its folder stayed six
-    hours. Its lock, released by the kernel, tells the sweep at once; the folder of a
-    live process (this one's) stays, however old, whatever its name's pid says."""
+    hours, and a re-check's for good (audit 51). Its lock, released by the kernel, tells
+    the sweep at once; the folder of a live process (this one's) stays, however old,
+    whatever its name's pid says."""
     done = subprocess.run(
-        [sys.executable, "-c", KILLED, str(tmp_path)], capture_output=True, text=True
+        [sys.executable, "-c", KILLED, str(tmp_path), prefix], capture_output=True, text=True
     )
     assert done.returncode == -9, done.stderr
     killed = Path(done.stdout.strip())
     assert killed.parent == tmp_path and (killed / LOCK).exists()
+    assert killed.name.startswith(prefix)
     live = private_folder(str(tmp_path))
     try:
         stamp = time.time() - 10 * STALE_AFTER
@@ -84,3 +92,28 @@ def test_a_killed_processs_folder_is_removed_at_once_a_live_ones_never(tmp_path:
     finally:
         live.cleanup()
     assert not Path(live.name).exists()
+
+
+def test_a_recheck_works_in_a_locked_private_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-check's ``coqc`` runs in a folder the sweep knows (its lock held while it
+    runs), so a worker killed mid-check leaves nothing for good."""
+    import tempfile
+
+    from proofsearch.env.coq import checker
+
+    seen: list[Path] = []
+    real = checker.run_coqc
+
+    def spying(source: str, folder: Path, *args: object, **kwargs: object) -> object:
+        seen.append(folder)
+        assert (folder / LOCK).exists()
+        return real(source, folder, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checker, "run_coqc", spying)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = checker.check_proof("", "Lemma t : True.", ["exact I"])
+    assert result.ok, result.message
+    assert seen and all(f.name.startswith(CHECK_PREFIX) for f in seen)
+    assert not any(tmp_path.iterdir())  # removed after

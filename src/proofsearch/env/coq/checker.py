@@ -42,7 +42,6 @@ from __future__ import annotations
 import re
 import secrets
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,6 +60,7 @@ from proofsearch.env.coq.obligations import (
     constant_name,
     obligation_statement,
 )
+from proofsearch.env.coq.private_folders import CHECK_PREFIX, private_folder
 from proofsearch.env.coq.sentences import SentenceError, split_sentences
 from proofsearch.env.coq.vernac import strip_comments
 from proofsearch.env.coq.version import (
@@ -239,7 +239,7 @@ def compile_source(
     """Compile ``source`` in a scratch folder (removed after); ``None`` when ``coqc``
     ran past ``timeout`` or is not installed. For the queries and checks made around a
     proof already found, whose failure only means "keep the proof as it is"."""
-    with tempfile.TemporaryDirectory(prefix="proofsearch-coqc-") as tmp:
+    with private_folder(prefix=CHECK_PREFIX) as tmp:
         try:
             return run_coqc(
                 source, Path(tmp), module,
@@ -315,7 +315,7 @@ def check_proof(
         + (footer.strip() + "\n" if footer.strip() else "")
     )
     limits = {"coqc": coqc, "args": args, "timeout": timeout, "memory_limit": memory_limit}
-    with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
+    with private_folder(prefix=CHECK_PREFIX) as tmp:
         compiled = _compiled_one(source, MODULE, Path(tmp), limits)
         if isinstance(compiled, CheckResult):
             return compiled
@@ -452,7 +452,7 @@ def _check_in_place(
         + f"Locate {marker}.\nSet Printing Width 100000.\nPrint Assumptions {name}.\n"
         + (footer.strip() + "\n" if footer.strip() else "")
     )
-    with tempfile.TemporaryDirectory(prefix="proofsearch-check-") as tmp:
+    with private_folder(prefix=CHECK_PREFIX) as tmp:
         runs = _compiled(
             [(source, MODULE)], Path(tmp),
             coqc=coqc, args=args, timeout=timeout, memory_limit=memory_limit,

@@ -1,9 +1,11 @@
 """The private folders of Coq lines (``proofsearch-coq-<pid>-…`` in the temporary
-folder), and the removal of those whose process died without removing its own.
+folder) and of re-checks (``proofsearch-check-<pid>-…``), and the removal of those whose
+process died without removing its own.
 
 A prover actor that Ray kills (a deadline, a crashed worker, the kernel's OOM killer)
 never runs its line's ``close``: each left an empty folder behind, some 140 an hour
-while the test suite ran. The first line a process opens removes such folders.
+while the test suite ran; a worker killed during a re-check left its ``coqc`` folder
+(audit 51). The first folder a process makes removes such folders.
 
 A folder's process holds an exclusive ``flock`` on a file in it (:data:`LOCK`) for as
 long as it lives: the kernel releases the lock when the process dies, however it dies,
@@ -28,19 +30,21 @@ from pathlib import Path
 from typing import BinaryIO
 
 PREFIX = "proofsearch-coq-"
+#: A re-check's folder (:mod:`proofsearch.env.coq.checker`).
+CHECK_PREFIX = "proofsearch-check-"
 #: The file whose lock says the folder's process is alive.
 LOCK = ".owner.lock"
 #: Seconds a dead process's folder without a lock stays untouched before it is removed.
 STALE_AFTER = 6 * 3600.0
-_NAME = re.compile(rf"{re.escape(PREFIX)}(?:(\d+)-)?")
+_NAME = re.compile(rf"(?:{re.escape(PREFIX)}|{re.escape(CHECK_PREFIX)})(?:(\d+)-)?")
 _swept = False
 
 
 class PrivateFolder(tempfile.TemporaryDirectory[str]):
     """A temporary folder whose lock (:data:`LOCK`) is held until ``cleanup``."""
 
-    def __init__(self, root: str | None = None) -> None:
-        super().__init__(prefix=f"{PREFIX}{os.getpid()}-", dir=root)
+    def __init__(self, root: str | None = None, prefix: str = PREFIX) -> None:
+        super().__init__(prefix=f"{prefix}{os.getpid()}-", dir=root)
         self._lock: BinaryIO | None = _hold_lock(Path(self.name))
 
     def cleanup(self) -> None:
@@ -64,21 +68,23 @@ def _hold_lock(folder: Path) -> BinaryIO | None:
     return lock
 
 
-def private_folder(root: str | None = None) -> PrivateFolder:
-    """A new private folder for a Coq line (under ``root``, default the temporary
-    folder); the first of a process sweeps stale ones."""
+def private_folder(root: str | None = None, prefix: str = PREFIX) -> PrivateFolder:
+    """A new private folder for a Coq line, or a re-check's (``prefix``
+    :data:`CHECK_PREFIX`), under ``root`` (default the temporary folder); the first of a
+    process sweeps stale ones."""
     global _swept
     if not _swept:
         _swept = True
         sweep_stale()
-    return PrivateFolder(root)
+    return PrivateFolder(root, prefix)
 
 
 def sweep_stale(root: str | Path | None = None, now: float | None = None) -> int:
     """Remove the stale private folders under ``root`` (the temporary folder); how many."""
     now = time.time() if now is None else now
     removed = 0
-    for path in Path(root or tempfile.gettempdir()).glob(f"{PREFIX}*"):
+    folder = Path(root or tempfile.gettempdir())
+    for path in [*folder.glob(f"{PREFIX}*"), *folder.glob(f"{CHECK_PREFIX}*")]:
         found = _NAME.match(path.name)
         if found is None or not path.is_dir():
             continue
