@@ -7,8 +7,13 @@ all name it without depending on how theorem files are read (that is ``data``'s 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+#: Fields of a benchmark's theorem that hold its answer (``bench extract-coq`` writes the
+#: lemma's own proof): copied to the results, never shown to a tactic generator, whose
+#: code may be a user's own and put a theorem's fields into a prompt (audit 51).
+ANSWER_FIELDS = frozenset({"reference_proof"})
 
 
 @dataclass(frozen=True)
@@ -30,3 +35,10 @@ class Theorem:
 
     def __hash__(self) -> int:
         return hash((self.name, self.statement, self.header))
+
+    def without_answers(self) -> Theorem:
+        """The theorem as a tactic generator sees it: no :data:`ANSWER_FIELDS`."""
+        if not ANSWER_FIELDS & self.extra.keys():
+            return self
+        kept = {k: v for k, v in self.extra.items() if k not in ANSWER_FIELDS}
+        return replace(self, extra=kept)

@@ -459,3 +459,33 @@ def test_a_generator_call_cut_at_the_deadline_ends_the_theorem_on_time() -> None
     note = generator_late_note([result.to_record()])
     assert note is not None and "was still answering (its call was cut" in note
     assert time_left() is None  # outside a search's call there is no deadline
+
+
+def test_the_generator_never_sees_the_answer_the_result_keeps() -> None:
+    """A benchmark's theorem holds its lemma's own proof (``reference_proof``), which a
+    user's generator got with the theorem and could put in its prompt (audit 51): the
+    generator sees the theorem without it; the result keeps it."""
+
+    class Recording(TableGenerator):
+        def __init__(self, table: Mapping[str, Sequence[tuple[str, float]]]) -> None:
+            super().__init__(table)
+            self.seen: list[Theorem] = []
+            self.learned: list[Theorem] = []
+
+        def generate(self, goals: str, theorem: Theorem, n: int) -> list[Suggestion]:
+            self.seen.append(theorem)
+            return super().generate(goals, theorem, n)
+
+        def learn(self, theorem: Theorem, steps: Sequence[tuple[str, str]]) -> None:
+            self.learned.append(theorem)
+
+    extra = {"reference_proof": "exact I.", "module": "M", "line": 3}
+    theorem = Theorem("t", "statement", extra=extra)
+    generator = Recording({"root": [("a", -0.1)]})
+    prover = GraphProver({"root": {"a": QED}})
+    result = BestFirstSearchProver(prover, generator).search(theorem)
+    assert result.status is Status.PROVED
+    assert generator.seen and generator.learned
+    for seen in [*generator.seen, *generator.learned]:
+        assert dict(seen.extra) == {"module": "M", "line": 3} and seen.name == "t"
+    assert result.theorem.extra["reference_proof"] == "exact I."

@@ -397,6 +397,7 @@ class BestFirstSearchProver:
         expansions earlier stages spent of ``max_expansions``; ``known``: outcomes of
         tactics earlier stages ran, taken instead of running them, and kept)."""
         config = self.config
+        shown = theorem.without_answers()  # what the generator may see of the theorem
         tree = SearchTree(session.root, config.goal_penalty, config.depth_bonus)
         found: list[list[str]] = []
         #: A found proof's (goals, tactic) steps, for generators that learn from proofs.
@@ -434,7 +435,7 @@ class BestFirstSearchProver:
             width = node.width = node.next_width(config.num_sampled_tactics, config.widest)
             try:
                 with clock.actor.running(), answer_by(deadline):
-                    suggestions = generator.generate(node.state.text, theorem, width)
+                    suggestions = generator.generate(node.state.text, shown, width)
                 late = max(late, time.perf_counter() - deadline)
                 _check_suggestions(suggestions)
             except AnswerDeadline:  # the time ran out while the generator waited
@@ -503,7 +504,7 @@ class BestFirstSearchProver:
         if learn and result.status is Status.PROVED and result.proof is not None:
             learned = steps.get(tuple(result.proof))
             if learned is not None:
-                self.generator.learn(theorem, learned)
+                self.generator.learn(shown, learned)
         return result
 
     def _apply(
