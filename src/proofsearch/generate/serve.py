@@ -335,6 +335,17 @@ class CompletionHTTPServer(ThreadingHTTPServer):
         self.completions = completions
         self.api_key = api_key
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away before its answer (the search's deadline came: the
+        ``openai`` client gives up on the request) is no error of the server: one debug
+        line, not a traceback per request (audit 51)."""
+        import sys
+
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            log.debug("%s went away before its answer", client_address)
+            return
+        super().handle_error(request, client_address)
+
     @property
     def url(self) -> str:
         """The base URL clients use (``http://host:port/v1``)."""
