@@ -118,8 +118,26 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
             f"{folder}: no .v file, and no _CoqProject, _RocqProject or dune-project in this "
             "folder; give the project's root folder, or its .v files"
         )
-    bound = ["-Q", str(folder.resolve()), ""]
-    return sources.file_list(paths, [*bound, *coq_args], coqc, root=folder)
+    return sources.file_list(paths, [*_folder_binding(folder, coq_args, coqc), *coq_args], coqc,
+                             root=folder)  # fmt: skip
+
+
+def _folder_binding(folder: Path, coq_args: Sequence[str], coqc: str) -> list[str]:
+    """How a folder without a project file is bound: ``-Q FOLDER ""`` (as ``coqc`` run
+    there sees it), unless the user's ``--coq-arg`` binds it (theirs wins: it came after
+    ours and named nothing, audit 52), or it is an installed library's folder, which keeps
+    the name Coq gives it (``user-contrib/stdpp`` is ``stdpp``: bound to ``""`` every file
+    failed, "Cannot find a physical path bound to logical path countable with prefix
+    stdpp", audit 52)."""
+    resolved = folder.resolve()
+    _, given, _ = sources.parse_coq_args(coq_args)
+    if any(bound.resolve() == resolved for bound, _ in given):
+        return []
+    installed = sources.module_of(resolved / "_.v", sources.installed_mappings(
+        sources.coq_where(coqc)))  # fmt: skip
+    if installed is not None and installed != "_":
+        return ["-R", str(resolved), installed.removesuffix("._")]
+    return ["-Q", str(resolved), ""]
 
 
 def dune_project(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc") -> Project:

@@ -79,8 +79,16 @@ class Project:
 
 
 def _matches(source: Source, pattern: str) -> bool:
+    """A glob matches the file as shown, its path, or the end of its path (``list.v``,
+    ``sub/*.v``): files given by absolute paths (``trace $D/*.v --only list.v``) matched
+    nothing, where ``extract-coq --only list.v`` matched (audit 52)."""
     if any(char in pattern for char in "*?[") or pattern.endswith(".v"):
-        return fnmatch.fnmatch(source.file, pattern) or fnmatch.fnmatch(str(source.path), pattern)
+        path = str(source.path)
+        return (
+            fnmatch.fnmatch(source.file, pattern)
+            or fnmatch.fnmatch(path, pattern)
+            or fnmatch.fnmatch(path, "*/" + pattern.lstrip("/"))
+        )
     return source.module == pattern or source.module.startswith(pattern.rstrip(".") + ".")
 
 
@@ -195,6 +203,11 @@ _MAKEFILE_OPTIONS = ("-docroot", "-generate-meta-for-package", "-native-compiler
 #: Plugin sources a ``_CoqProject`` may list beside its ``.v`` files: ``coq_makefile``
 #: builds them; proofsearch loads the built plugin through the ``-I`` folder.
 _PLUGIN_SOURCES = (".ml", ".mli", ".mlg", ".mllib", ".mlpack")
+
+
+def parse_coq_args(coq_args: Sequence[str]) -> tuple[list[str], list[tuple[Path, str]], list[str]]:
+    """``--coq-arg`` values read as a loadpath (folders from the current one)."""
+    return _parse_loadpath(list(coq_args), Path.cwd(), "--coq-arg")
 
 
 def _parse_loadpath(
