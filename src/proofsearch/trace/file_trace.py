@@ -279,7 +279,9 @@ class FileTracer:
             proof = _Proof(sentence, command, self.scopes.module_path(), self.premises.place())
             self._proof = proof
             self._structure = []
-            unnamed = command.word == "Goal" or not command.ident
+            # ``Next Obligation`` / ``Obligation 2 of g`` open a proof Coq names
+            # (``g_obligation_1``): each was traced as ``M.Obligation`` (audit 52).
+            unnamed = command.word in ("Goal", "Next", "Obligation") or not command.ident
             if unnamed or command.word not in vernac.DECLARING_KINDS:
                 # Coq named it (``Foo_instance_0``, ``Unnamed_thm``): ask while it is open.
                 self._queries.append(_Query("Show Conjectures.", proof.named))
@@ -366,7 +368,9 @@ class FileTracer:
             if about is not None and about.what == "Constant":
                 last = about.kernel_name.split(".")[-1]
                 name = ".".join([self.module, *proof.scope_path, last])
-                if not proof.place.skip:
+                # An obligation's constant is no premise (its name is Coq's, and proofs
+                # use the definition it belongs to).
+                if not proof.place.skip and proof.command.word not in ("Next", "Obligation"):
                     kind = vernac.DECLARING_KINDS.get(proof.command.word, "Lemma")
                     premise = self.premises.premise_name(proof.place, last)
                     functor = proof.place.functor
