@@ -103,6 +103,24 @@ def test_a_file_the_trace_does_not_hold_is_refused_before_the_run(
     assert "closest: theories/B.v" in capsys.readouterr().err
 
 
+def test_a_module_of_a_library_not_traced_says_its_trace_is_missing(
+    traced: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An stdpp entry against the stdlib's trace alone got the closest stdlib names
+    (``Coq.Unicode.Utf8``): noise. Another library's module says its trace is missing;
+    one of a traced library still gets the closest names (audit 52)."""
+    _, out = traced
+    results = tmp_path / "out.jsonl"
+    argv = ["search", "--index", str(out), "-o", str(results), "--quiet"]
+    assert main([*argv, str(theorem_file(tmp_path, module="stdpp.gmap", line=3))]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'stdpp.gmap' is not a module traced in" in err
+    assert "no module of 'stdpp' is traced there: add its trace with another --index" in err
+    assert main([*argv, str(theorem_file(tmp_path, module="Lib.Cc", line=3))]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "closest: Lib.C" in err, err
+
+
 def test_check_with_index_needs_no_coq_arg(
     traced: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

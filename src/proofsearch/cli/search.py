@@ -82,7 +82,7 @@ def add_search_budgets(
     )  # fmt: skip
     group.add_argument(
         "--budget-after-header", action="store_true",
-        help="start --timeout once the header is loaded (the stdlib benchmark's protocol)",
+        help="start --timeout once the header is loaded (the library benchmarks' protocol)",
     )  # fmt: skip
     group.add_argument(
         "--max-expansions", type=positive(int), default=None, help="nodes expanded at most"

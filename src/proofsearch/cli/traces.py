@@ -133,6 +133,19 @@ def _where(theorem: Theorem) -> str:
     return theorem.source or f"theorem {theorem.name}"
 
 
+def _missing_library(module: str, modules: set[str]) -> str:
+    """The closest traced modules, or, when none shares the module's library (its first
+    component: ``stdpp`` of ``stdpp.gmap``), that the library's trace is missing: the
+    closest stdlib names were noise for an stdpp entry (audit 52)."""
+    library = module.split(".")[0]
+    if any(m.split(".")[0] == library for m in modules):
+        return f"closest: {_closest(module, list(modules))}"
+    return (
+        f"no module of {library!r} is traced there: add its trace with another --index "
+        f"(proofsearch trace its folder), or give --index auto"
+    )
+
+
 def check_places(theorems: Sequence[Theorem], traces: Sequence[TraceDir]) -> list[Theorem]:
     """Each theorem whose ``file`` or ``module`` field names no traced file or module is
     refused (one line naming the first, with the closest traced names); an accepted
@@ -155,7 +168,7 @@ def check_places(theorems: Sequence[Theorem], traces: Sequence[TraceDir]) -> lis
             if module not in modules:
                 bad.append(
                     f"{_where(theorem)}: field 'module': {module!r} is not a module traced in "
-                    f"{where} (closest: {_closest(str(module), list(modules))})"
+                    f"{where} ({_missing_library(str(module), modules)})"
                 )
         elif file is not None:
             matches = find_traced(str(file), files)
