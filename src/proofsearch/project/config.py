@@ -118,8 +118,8 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
             f"{folder}: no .v file, and no _CoqProject, _RocqProject or dune-project in this "
             "folder; give the project's root folder, or its .v files"
         )
-    return sources.file_list(paths, [*_folder_binding(folder, coq_args, coqc), *coq_args], coqc,
-                             root=folder)  # fmt: skip
+    bound = _folder_binding(folder, coq_args, coqc)
+    return sources.file_list(paths, [*bound, *coq_args], coqc, root=folder)
 
 
 def _folder_binding(folder: Path, coq_args: Sequence[str], coqc: str) -> list[str]:
@@ -133,8 +133,8 @@ def _folder_binding(folder: Path, coq_args: Sequence[str], coqc: str) -> list[st
     _, given, _ = sources.parse_coq_args(coq_args)
     if any(bound.resolve() == resolved for bound, _ in given):
         return []
-    installed = sources.module_of(resolved / "_.v", sources.installed_mappings(
-        sources.coq_where(coqc)))  # fmt: skip
+    mappings = sources.installed_mappings(sources.coq_where(coqc))
+    installed = sources.module_of(resolved / "_.v", mappings)
     if installed is not None and installed != "_":
         return ["-R", str(resolved), installed.removesuffix("._")]
     return ["-Q", str(resolved), ""]
