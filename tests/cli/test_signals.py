@@ -82,3 +82,28 @@ def test_the_line_after_an_interrupt_says_how_to_go_on(argv: list[str], hint: st
     args = build_parser().parse_args(argv)
     said = _resume_hint(args)
     assert said == (f"; the results so far are kept: {hint}" if hint else "")
+
+
+def test_sigterm_is_said_whatever_exception_reaches_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray hands the exception a signal handler raises while the driver waits in
+    ``ray.wait`` back as a plain KeyboardInterrupt: a Ray run stopped by SIGTERM said
+    "interrupted" and exited 130 (verification 53). The handler's flag decides."""
+    from proofsearch.cli import check
+
+    def waits_in_ray(args: object) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt from None  # what Ray raises instead
+        return 0
+
+    monkeypatch.setattr(check, "run", waits_in_ray)
+    from proofsearch.cli import main
+
+    assert main(["check", "r.jsonl", "t.jsonl"]) == 143
+    assert capsys.readouterr().err.strip() == "terminated"
+    monkeypatch.setattr(check, "run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert main(["check", "r.jsonl", "t.jsonl"]) == 130  # Ctrl-C: no SIGTERM this time

@@ -75,3 +75,17 @@ def test_only_matches_a_file_given_by_its_absolute_path(
     project = sources.file_list(files, ["-R", str(library), "Lib"])
     with pytest.raises(sources.SourceError, match="no file matches"):
         project.select(["nothing.v"])
+
+
+def test_an_installed_librarys_files_keep_their_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Giving its files (``trace $D/*.v``) rather than its folder bound their folder to
+    ``""``: the same failure on every file (verification 53)."""
+    fake = fake_coqlib(tmp_path)
+    library = _library(fake / "user-contrib" / "Lib")
+    monkeypatch.setattr(sources, "coq_where", lambda coqc="coqc": fake)
+    out = tmp_path / "trace"
+    files = [str(library / "A.v"), str(library / "B.v")]
+    assert main(["trace", *files, "--out", str(out), "--jobs", "1"]) == 0
+    assert _modules(out) == {"Lib.A", "Lib.B"}

@@ -173,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:  # bare `proofsearch`: what can it do?
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    _TERMINATED.clear()
     try:
         with _sigterm_as_interrupt():
             code: int = args.func(args)
@@ -186,11 +187,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
-        terminated = isinstance(exc, Terminated)
+        # Ray hands an exception raised in a signal handler while the driver waits
+        # (``ray.wait``) back as a plain KeyboardInterrupt: the flag says it was SIGTERM
+        # (verification 53: a Ray run ended "interrupted", 130).
+        terminated = isinstance(exc, Terminated) or _TERMINATED.is_set()
         hint = _resume_hint(args)
         print(f"{'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     return code
+
+
+#: Set by the SIGTERM handler: what stopped the command, whatever exception reached ``main``.
+_TERMINATED = threading.Event()
 
 
 class Terminated(KeyboardInterrupt):
@@ -206,6 +214,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         return
 
     def stop(signum: int, frame: object) -> None:
+        _TERMINATED.set()
         raise Terminated
 
     previous = signal.signal(signal.SIGTERM, stop)

@@ -330,17 +330,30 @@ def file_list(
         if not file.is_file() or file.suffix != ".v":
             raise SourceError(f"{file}: not a .v file")
         paths.append(file.resolve())
+    installed = installed_mappings(coq_where(coqc))
     for path in paths:
         if module_of(path, mappings) is None:
-            folder = path.parent
-            args += ["-Q", str(folder), ""]
-            mappings.append((folder, ""))
+            # An installed library's file keeps the name Coq gives it (``-Q FOLDER ""``
+            # failed every stdpp file: "Cannot find a physical path bound to logical
+            # path countable with prefix stdpp", verification 53); another's folder is
+            # read as ``coqc`` run there reads it.
+            folder, prefix = _installed_root(path, installed) or (path.parent, "")
+            args += ["-R" if prefix else "-Q", str(folder), prefix]
+            mappings.append((folder, prefix))
     base = (root or Path.cwd()).resolve()
     name = paths[0].stem if len(paths) == 1 and root is None else base.name
     project = Project(name, base, args, [])
-    project.mappings = mappings + installed_mappings(coq_where(coqc))
+    project.mappings = mappings + installed
     project.sources = [_source(path, project) for path in paths]
     return project
+
+
+def _installed_root(path: Path, installed: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
+    """The installed library folder holding ``path`` and its logical name, if any."""
+    for folder, prefix in installed:
+        if prefix and path.is_relative_to(folder.resolve()):
+            return folder.resolve(), prefix
+    return None
 
 
 def _source(path: Path, project: Project) -> Source:
