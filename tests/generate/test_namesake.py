@@ -65,16 +65,6 @@ def test_the_theorem_s_own_name_finds_its_helpers_where_it_may_see_them(trace: P
     assert short_name(Theorem("f.v:M.plus_zero", "")) == "plus_zero"
 
 
-def test_a_variant_finds_its_stem(trace: Path) -> None:
-    """``dom_union_L`` is proved from ``dom_union`` (stdpp's Leibniz variants), the
-    stdlib's ``div_mod_eq`` from ``div_mod``: the stem before a ``_`` or ``'`` is a
-    namesake too, where the theorem may see it; a stem of under four characters is not."""
-    assert _named(trace, _theorem("plus_zero_aux_L")) == ["apply plus_zero_aux"]
-    assert _named(trace, _theorem("plus_zero_aux'")) == ["apply plus_zero_aux"]
-    assert _named(trace, _theorem("plus_zero_auxL")) == []  # no separator: another name
-    assert _named(trace, _theorem("plus_zero_late_L")) == []  # later in the file: unseen
-
-
 def test_the_option_is_checked() -> None:
     for bad in ("yes", -1, True):
         with pytest.raises(ValueError, match="namesakes="):

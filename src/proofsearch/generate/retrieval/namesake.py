@@ -1,5 +1,4 @@
-"""Premises named after the theorem: ``big_seq_cond`` for ``big_seq``, and the stem a
-variant is named after: ``dom_union`` for ``dom_union_L``.
+"""Premises named after the theorem: ``big_seq_cond`` for ``big_seq``.
 
 A lemma is often proved through a helper written for it, whose name says so:
 ``exact: big_nseq_cond`` proves ``big_nseq``, ``exact: comparable_contraPlt`` proves
@@ -14,13 +13,6 @@ fixed coverage (:data:`NAMESAKE_COVERAGE`).
 
 Only names of four characters or more are looked up: a short name (``le``, ``sub``) is
 inside too many others to mean anything.
-
-**Stems.** The other way round, a variant is often proved from the lemma it varies, its
-name's stem before a ``_`` or ``'``: stdpp's ``dom_union_L`` by ``unfold_leibniz; apply
-dom_union``, the stdlib's ``div_mod_eq`` by ``apply div_mod``. In the traces 528 of the
-stdlib's lemmas, 58 of math-comp's and 87 of Flocq's name such a stem, a lemma, in their
-proof. They join the namesakes, both ranked by how many characters their names differ
-from the theorem's (:meth:`Namesakes.of`).
 
 **Siblings.** A lemma's proof also often names an earlier member of its family: a lemma
 one short name edit away (:func:`proofsearch.generate.knn.analogy.name_edit`: ``lcmnMl``
@@ -72,19 +64,18 @@ class Namesakes:
     def of(
         self, theorem: Theorem, mask: np.ndarray | None, own_module: int | None, k: int
     ) -> list[int]:
-        """Up to ``k`` premises whose name contains the theorem's (not equal to it), or
-        is its stem (:func:`_stem_of`), and that the theorem may see (``mask``; ``None``:
-        all): those of ``own_module`` first, then the names closest in length."""
+        """Up to ``k`` premises whose name contains the theorem's (not equal to it) and
+        that the theorem may see (``mask``; ``None``: all): those of ``own_module``
+        first, then the shortest names."""
         own = short_name(theorem)
         if k <= 0 or len(own) < MIN_NAME:
             return []
         found = self._found.get(own)
         if found is None:
-            # Ranked by how many characters the names differ by: the closest first.
             found = [
-                (abs(len(s) - len(own)), int(self.numbers[i]))
+                (len(s), int(self.numbers[i]))
                 for i, s in enumerate(self.short)
-                if (own in s and s != own) or _stem_of(s, own)
+                if own in s and s != own
             ]
             self._found = _cached(self._found, own, found)
         return self._best(found, mask, own_module, k)
@@ -134,19 +125,6 @@ class Namesakes:
                 if len(out) == k:
                     break
         return out
-
-
-def _stem_of(name: str, own: str) -> bool:
-    """Whether ``name`` is ``own`` without a suffix after ``_`` or ``'`` (``dom_union``
-    of ``dom_union_L``, ``Zmod_small`` of ``Zmod_small'``, ``div_mod`` of
-    ``div_mod_eq``): a variant is often proved from its stem. Stems of
-    :data:`MIN_NAME` characters or more only."""
-    return (
-        len(name) >= MIN_NAME
-        and len(own) > len(name)
-        and own.startswith(name)
-        and own[len(name)] in "_'"
-    )
 
 
 def _cached(
