@@ -494,3 +494,23 @@ def test_a_client_that_went_away_is_no_traceback_in_the_servers_log(
     except ValueError:
         server.handle_error(None, ("127.0.0.1", 5))
     assert "a real bug" in capsys.readouterr().err
+
+
+def test_a_beam_server_makes_the_client_no_sampler(
+    server: CompletionHTTPServer, tiny_models: TinyModels
+) -> None:
+    """With its default temperature the client took ``serve``'s beam search for a sampler:
+    the search asked again for new tactics, which a beam answers with the same ones, and
+    the run said the server was too slow (audit 51). The server says how it decodes."""
+    client = _client(server.url)  # temperature 1.0: a sampler until the server says not
+    assert client.stochastic
+    assert client.generate(GOALS[0], THEOREM, 3)
+    assert not client.stochastic
+    sampling = HFTacticGenerator(
+        tiny_models.gpt2, template="{goals}", max_new_tokens=MAX_NEW, device="cpu",
+        dtype="float32", strategy="sample",
+    )  # fmt: skip
+    with running(make_server(sampling, model_name="tiny")) as live:
+        client = _client(live.url)
+        assert client.generate(GOALS[0], THEOREM, 3) is not None
+        assert client.stochastic  # a sampling server: asking again may give new tactics

@@ -363,7 +363,15 @@ class OpenAITacticGenerator(TacticGenerator):
     def _suggestions(
         self, payload: Mapping[str, Any], prompts: int, n: int
     ) -> list[list[Suggestion]]:
-        """Group choices by prompt (``index = prompt * n + j``) and score them."""
+        """Group choices by prompt (``index = prompt * n + j``) and score them.
+
+        A server that says it decodes by beam search (``"decoding": "beam"``, as
+        ``proofsearch.generate.serve`` does by default) answers the same tactics when asked
+        again: the client is then no sampler, whatever its temperature, and the search does
+        not widen a node by asking again (with the default temperature it widened, ran out
+        of time, and called the server too slow: audit 51)."""
+        if payload.get("decoding") == "beam":
+            self.stochastic = False
         choices = payload.get("choices")
         if not isinstance(choices, list):
             raise OpenAIGeneratorError(f"{self.base_url}: the answer has no 'choices' list")

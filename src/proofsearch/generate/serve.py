@@ -160,6 +160,9 @@ class Completions:
             "created": int(time.time()),
             "model": self.model_name,
             "choices": choices,
+            # Not OpenAI's: how the choices were decoded, so that proofsearch's client
+            # does not ask a beam search again for new tactics (audit 51).
+            "decoding": self.generator.strategy,
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
