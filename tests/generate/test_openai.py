@@ -506,6 +506,14 @@ def test_a_beam_server_makes_the_client_no_sampler(
     assert client.stochastic
     assert client.generate(GOALS[0], THEOREM, 3)
     assert not client.stochastic
+    # With --index the client is wrapped: the wrapper asks the client each time.
+    from proofsearch.generate.retrieval.augment import RetrievalAugmentedGenerator
+
+    fresh = _client(server.url)
+    wrapped = RetrievalAugmentedGenerator(fresh, retriever=None, premises=0)  # type: ignore[arg-type]
+    assert wrapped.stochastic
+    fresh.generate(GOALS[0], THEOREM, 3)
+    assert not wrapped.stochastic
     sampling = HFTacticGenerator(
         tiny_models.gpt2, template="{goals}", max_new_tokens=MAX_NEW, device="cpu",
         dtype="float32", strategy="sample",

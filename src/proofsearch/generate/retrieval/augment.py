@@ -58,10 +58,15 @@ class RetrievalAugmentedGenerator(TacticGenerator):
 
     def __init__(self, inner: TacticGenerator, retriever: PremiseRetriever, premises: int = 16):
         self.inner = inner
-        self.stochastic = inner.stochastic
         self.retriever = retriever
         self.premises = premises
         self.count, self.budget = _budget(inner)
+
+    @property
+    def stochastic(self) -> bool:  # type: ignore[override]
+        """The inner generator's, asked each time: a client learns it from its server's
+        first answer (``"decoding": "beam"``)."""
+        return self.inner.stochastic
 
     def augmented(self, goals: str, theorem: Theorem) -> str:
         """The state text the inner generator receives for ``goals``."""
