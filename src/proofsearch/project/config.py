@@ -125,18 +125,16 @@ def loose_folder(folder: Path, coq_args: Sequence[str] = (), coqc: str = "coqc")
 def _folder_binding(folder: Path, coq_args: Sequence[str], coqc: str) -> list[str]:
     """How a folder without a project file is bound: ``-Q FOLDER ""`` (as ``coqc`` run
     there sees it), unless the user's ``--coq-arg`` binds it (theirs wins: it came after
-    ours and named nothing, audit 52), or it is an installed library's folder, which keeps
-    the name Coq gives it (``user-contrib/stdpp`` is ``stdpp``: bound to ``""`` every file
-    failed, "Cannot find a physical path bound to logical path countable with prefix
-    stdpp", audit 52)."""
+    ours and named nothing, audit 52), or it is inside an installed library, whose files
+    :func:`~proofsearch.trace.sources.file_list` binds by the name Coq gives them
+    (``user-contrib/stdpp`` is ``stdpp``: bound to ``""`` every file failed, audit 52)."""
     resolved = folder.resolve()
     _, given, _ = sources.parse_coq_args(coq_args)
     if any(bound.resolve() == resolved for bound, _ in given):
         return []
-    mappings = sources.installed_mappings(sources.coq_where(coqc))
-    installed = sources.module_of(resolved / "_.v", mappings)
-    if installed is not None and installed != "_":
-        return ["-R", str(resolved), installed.removesuffix("._")]
+    installed = sources.installed_mappings(sources.coq_where(coqc))
+    if sources.installed_root(resolved, installed) is not None:
+        return []
     return ["-Q", str(resolved), ""]
 
 

@@ -337,7 +337,7 @@ def file_list(
             # failed every stdpp file: "Cannot find a physical path bound to logical
             # path countable with prefix stdpp", verification 53); another's folder is
             # read as ``coqc`` run there reads it.
-            folder, prefix = _installed_root(path, installed) or (path.parent, "")
+            folder, prefix = installed_root(path, installed) or (path.parent, "")
             args += ["-R" if prefix else "-Q", str(folder), prefix]
             mappings.append((folder, prefix))
     base = (root or Path.cwd()).resolve()
@@ -348,8 +348,9 @@ def file_list(
     return project
 
 
-def _installed_root(path: Path, installed: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
-    """The installed library folder holding ``path`` and its logical name, if any."""
+def installed_root(path: Path, installed: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
+    """The installed library folder holding ``path`` (a file or folder) and its logical
+    name, if any."""
     for folder, prefix in installed:
         if prefix and path.is_relative_to(folder.resolve()):
             return folder.resolve(), prefix
