@@ -318,3 +318,31 @@ def test_a_program_instance_with_a_body_is_no_entry(tmp_path: Path) -> None:
     found = extract_file(tmp_path / "P.v", tmp_path, instances=True)
     assert [lemma.name for lemma in found.lemmas] == ["P.v:l0"]
     assert [(s.ident, s.reason) for s in found.skipped] == [("dec_le", "given_body")]
+
+
+def test_training_pairs_leave_out_the_extracted_lemmas(
+    project: tuple[Path, Path], entries: list[dict], tmp_path: Path
+) -> None:
+    """``bench pairs`` finds each extracted lemma's own proof in a trace made by real Coq
+    (by ``module`` and ``qualid``: ``M.in_module`` inside a Module and a Section), and
+    ``--leave-out after`` also drops A's later lemma and every step of ``Lib.B``."""
+    from proofsearch.cli import main
+
+    _, trace = project
+    held = tmp_path / "held.jsonl"
+    chosen = [e for e in entries if e["qualid"] in ("M.in_module", "from_b")]
+    held.write_text("".join(json.dumps(e) + "\n" for e in chosen))
+
+    def lemmas(rule: str) -> tuple[set[str], dict]:
+        out = tmp_path / rule
+        argv = ["bench", "pairs", "--index", str(trace), "--out", str(out), "--held-out",
+                str(held), "--leave-out", rule, "--valid", "0"]  # fmt: skip
+        assert main(argv) == 0
+        pairs = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
+        return {p["lemma"] for p in pairs}, json.loads((out / "summary.json").read_text())
+
+    proof, summary = lemmas("proof")
+    assert proof == {"Lib.A.sec_pos", "Lib.A.uses_axiom", "Lib.A.twice"}
+    assert summary["held_out_found"] == 2 and summary["held_out_without_steps"] == []
+    after, _ = lemmas("after")
+    assert after == {"Lib.A.sec_pos", "Lib.A.uses_axiom"}

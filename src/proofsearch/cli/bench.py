@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from proofsearch.cli.bench_pairs import add_pairs_parser
 from proofsearch.cli.codes import EXIT_FAILURES, EXIT_OK
 from proofsearch.cli.errors import CommandError, error_line
 from proofsearch.cli.options import positive
@@ -205,6 +206,7 @@ BENCH_COMMANDS: list[Callable[[Any], None]] = [
     add_extract_parser,
     add_extract_any_parser,
     add_restore_parser,
+    add_pairs_parser,
 ]
 
 
