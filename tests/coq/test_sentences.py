@@ -91,3 +91,12 @@ def test_elpi_quotations_are_one_token() -> None:
     ]  # fmt: skip
     with pytest.raises(SentenceError, match="Elpi quotation"):
         split_sentences("Elpi Accumulate lp:{{ main _. ")
+
+
+def test_an_unterminated_comment_is_named_where_it_opens() -> None:
+    """As Coq says it (audit 54: a course file's `(*` left open in an exercise heading was
+    reported with no line): the line the comment opens on, nested ones closed before."""
+    text = "Lemma a : True.\nProof. exact I. Qed.\n(* (* closed *) still open\nLemma b : True.\n"
+    with pytest.raises(SentenceError, match="unterminated comment opened on line 3") as error:
+        split_sentences(text)
+    assert error.value.line == 3

@@ -683,8 +683,9 @@ def test_a_proof_left_unfinished_is_continued_where_it_stopped(
 
 
 def test_a_proof_resting_on_an_admitted_lemma(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the table's columns on one line, whatever the terminal
     folder = tmp_path / "rests"
     folder.mkdir()
     (folder / "_CoqProject").write_text("-R . Rest\nA.v\n")
@@ -701,6 +702,11 @@ def test_a_proof_resting_on_an_admitted_lemma(
     assert prove(*args, "--write") == 0
     out = capsys.readouterr().out
     assert "rests on Admitted: A.v:4 uses_ax uses ax (Print Assumptions)" in out
+    # The table counts it apart (audit 54: a false exercise proves anything).
+    assert "of them on Admitted" in out
+    rows = [line.split("│") for line in out.splitlines() if line.lstrip("│ ").startswith("A.v")]
+    # file, holes (ax, uses_ax), filled, of them on Admitted, left (the time left out)
+    assert [[cell.strip() for cell in row[1:6]] for row in rows] == [["A.v", "2", "1", "1", "1"]]
     assert (folder / "A.v").read_text() == text.replace(
         "0 = 1.\nAdmitted.", "0 = 1.\nProof.\n  exact (ax 0).\nQed."
     )

@@ -113,3 +113,23 @@ def test_a_hole_searched_again_for_an_edit_is_said(
     said = run(folder, log, capsys)
     assert "1 hole(s) left open by an earlier run are searched again: their file, or a " in said
     assert "changed since (B.v:nope)" in said
+
+
+@pytest.mark.usefixtures("no_new_coq_processes")
+def test_a_proof_dropped_for_an_edit_of_its_file_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dry run's proof, then the student restates the lemma before `--write`: the proof
+    is not reused (right), and now the run says so (audit 54: it only reappeared as
+    "left Admitted")."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
+    (folder / "A.v").write_text(BASE)
+    (folder / "B.v").write_text(USE)
+    log = tmp_path / "asked.log"
+    assert "exact (base 3)" in run(folder, log, capsys)
+    (folder / "B.v").write_text(USE.replace("P 3", "Q 3"))
+    said = run(folder, log, capsys)
+    assert "1 proof(s) an earlier run found are not reused: their file changed since " in said
+    assert "(B.v:through_base); searched again" in said

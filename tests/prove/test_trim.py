@@ -38,7 +38,8 @@ def test_a_step_a_later_one_does_the_work_of_is_dropped() -> None:
 
 def test_checks_are_bounded() -> None:
     asked: list[list[str]] = []
-    trimmed(["a using x, y, z, w", "b", "c", "d"], lambda c: bool(asked.append(c)))
+    names = "x, y, z, w, v, u, t, s, r, q, p"
+    trimmed([f"a using {names}", "b", "c", "d"], lambda c: bool(asked.append(c)))
     assert len(asked) == MOST_CHECKS
 
 
@@ -58,7 +59,7 @@ def test_a_dead_tail_of_the_last_step_is_cut() -> None:
     assert trimmed(["intros n; lia"], lambda c: bool(asked.append(c))) == ["intros n; lia"]
     assert asked == [["intros n"]]
     # Brackets are not cut inside.
-    assert trimmed(["split; [auto; auto | tauto]"], lambda c: True) == ["split"]
+    assert trimmed(["split; [auto; auto | tauto]"], lambda c: c != ["reflexivity"]) == ["split"]
 
 
 def test_a_dead_head_of_the_last_step_is_cut() -> None:
@@ -83,3 +84,25 @@ def test_a_dead_intro_pattern_of_the_last_step_is_cut() -> None:
     assert trimmed(["by move=> x; case: x"], lambda c: bool(asked.append(c)))
     assert ["by move"] not in asked and all("=>" in c[0] for c in asked)
     assert trimmed(["move/eqP => -> //"], lambda c: c == ["move/eqP"]) == ["move/eqP"]
+
+
+def test_an_equation_proved_by_its_constructor_reads_reflexivity() -> None:
+    """`split` proves `plus O n = n` (eq has one constructor); a person writes
+    `reflexivity` (audit 54). Kept only where it holds: `split` of a conjunction stays."""
+    holds = {("simpl", "split"), ("simpl", "reflexivity")}
+    assert trimmed(["simpl", "split"], lambda c: tuple(c) in holds) == ["simpl", "reflexivity"]
+    assert trimmed(["split"], lambda c: c == ["split"]) == ["split"]
+
+
+def test_the_statement_names_its_variables() -> None:
+    """`intros n m` for `forall b c : bool` becomes `intros b c`, everywhere in the proof
+    (audit 54); kept only where it holds, and never where a new name is taken."""
+    statement = "Theorem andb_commutative : forall b c : bool, andb b c = andb c b."
+    proof = ["intros n m", "destruct n, m; reflexivity"]
+    renamed = ["intros b c", "destruct b, c; reflexivity"]
+    assert trimmed(proof, lambda c: c in (proof, renamed), statement) == renamed
+    assert trimmed(proof, lambda c: c == proof, statement) == proof
+    taken = ["intros n m", "destruct n, m; apply (f b)"]
+    asked: list[list[str]] = []
+    assert trimmed(taken, lambda c: bool(asked.append(c)) or c == taken, statement) == taken
+    assert all(c[0] != "intros b c" for c in asked)

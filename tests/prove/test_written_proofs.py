@@ -162,3 +162,21 @@ def test_versions_run_in_one_session_and_only_the_one_kept_is_compiled(
     out = present_found(records, theorems(records), results, tmp_path / "h.json", HOW, 1)
     assert out["hinted"] is results["hinted"]  # "eauto" alone rests on ax: not kept
     assert compiled[0] == ["eauto"]
+
+
+def test_proofs_in_the_statements_words(tmp_path: Path) -> None:
+    """Real Coq (audit 54, a course's exercises): the variables a proof introduces get
+    the statement's names (`intros n m` for `forall b c`), and an equation proved by
+    `split` reads `reflexivity` (here alone: it introduces `n` itself); each kept only
+    as it compiles."""
+    records = [
+        record("andb_comm", "Lemma andb_comm : forall b c : bool, andb b c = andb c b."),
+        record("plus_O", "Lemma plus_O : forall n : nat, 0 + n = n."),
+    ]
+    found = {
+        "andb_comm": ["intros n m", "destruct n, m; reflexivity"],
+        "plus_O": ["intro m", "split"],
+    }
+    out = present_found(records, theorems(records), proved(found), tmp_path / "w.json", HOW, jobs=1)
+    assert out["andb_comm"]["proof"] == ["intros b c", "destruct b, c; reflexivity"]
+    assert out["plus_O"]["proof"] == ["reflexivity"]  # which introduces n itself

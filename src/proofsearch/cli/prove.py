@@ -126,6 +126,16 @@ def run(args: argparse.Namespace) -> int:
     return _prove(args, message_console())
 
 
+def _holes_elsewhere(plan: HolePlan) -> str:
+    """What to say when the files named hold no hole and the project's others do."""
+    files = sorted({hole.source.file for hole in plan.all_holes})
+    return (
+        f"no proof of the files named ends in Admitted; {len(plan.all_holes)} hole(s) are "
+        f"in the project's other files ({', '.join(files)}): give the project's folder, "
+        "or those files"
+    )
+
+
 def _load(args: argparse.Namespace) -> tuple[Project, HolePlan]:
     from proofsearch.cli.preflight import StartupFailed, check_coqc
     from proofsearch.project.config import load_project, locate, select_files
@@ -182,18 +192,23 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         from proofsearch.cli.prove_output import print_not_searched
 
         print_not_searched(plan)
+        if not plan.selected and plan.all_holes and not args.quiet:
+            print_notice(console, f"{_holes_elsewhere(plan)}", style="dim")
         return EXIT_OK
     if not plan.selected:
         from proofsearch.cli.prove_output import print_not_searched
 
         print_not_searched(plan)
         where = ", ".join(s.file for s in project.sources) or str(project.root)
-        what = (
-            f"no hole to search: {len(plan.not_searched)} Admitted proof(s) are not holes "
-            "(listed above)"
-            if plan.not_searched
-            else f"no proof ends in Admitted ({where})"
-        )
+        if plan.not_searched:
+            what = (
+                f"no hole to search: {len(plan.not_searched)} Admitted proof(s) are not "
+                "holes (listed above)"
+            )
+        elif plan.all_holes:  # the files named have none; others do (audit 54)
+            what = _holes_elsewhere(plan)
+        else:
+            what = f"no proof ends in Admitted ({where})"
         raise Stop(f"{project.root}: {what}: nothing to do", EXIT_USAGE)
     run_dir = cache_root() / "prove" / project_key(project)
     from proofsearch.project.run_lock import ProjectBusy, hold_project
@@ -461,7 +476,8 @@ def _search(
     except ResultsFileError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
     edited: list[str] = []
-    suspect = forget_stale(store, records, read_written(output), edited)
+    unproved: list[str] = []
+    suspect = forget_stale(store, records, read_written(output), edited, unproved)
     if forget:
         forget_holes(store, records)
     console = message_console()
@@ -472,6 +488,13 @@ def _search(
             f"file, or a file they load, changed since ({', '.join(edited[:3])}"
             f"{', …' if len(edited) > 3 else ''})",
             style="dim",
+        )
+    if unproved and not args.quiet:  # audit 54: a statement edited after the dry run
+        print_notice(
+            console,
+            f"{len(unproved)} proof(s) an earlier run found are not reused: their file "
+            f"changed since ({', '.join(unproved[:3])}{', …' if len(unproved) > 3 else ''}); "
+            "searched again",
         )
     if suspect:
         theorems = {t.name: t for t in loaded.theorems}

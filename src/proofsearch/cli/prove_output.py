@@ -167,10 +167,12 @@ def write_back(
     if not args.write and outcome.filled:
         print_notice(
             console,
-            "dry run: no proof written (only .vo files, where make would build them); "
+            "dry run: no proof written (only what coqc builds beside each file: .vo, .vos, "
+            ".vok, .glob and .aux, where make would write them); "
             "--write writes these proofs (reusing this run's results)",
         )
-    _save(output, plan, outcome, results, args.write, clock, wall)
+    project_files = {source.file for source in project.sources}
+    _save(output, plan, outcome, results, args.write, clock, wall, project_files)
     return EXIT_FAILURES if refused or unwritable else EXIT_OK
 
 
@@ -241,7 +243,13 @@ def _table(plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]],
         title=f"prove: {what}",
         caption="search (s): the holes' searches, an earlier run's where its results were reused",
     )
-    for column in ("file", "holes", "filled", "left", "search (s)"):
+    # Of the filled, those that rest on another Admitted lemma (a false exercise proves
+    # anything): a column of their own where there are some (audit 54).
+    resting = [h for h in outcome.filled if h in outcome.resting]
+    columns = ["file", "holes", "filled", "left", "search (s)"]
+    if resting:
+        columns.insert(3, "of them on Admitted")
+    for column in columns:
         table.add_column(column, justify="left" if column == "file" else "right")
     files: dict[str, list[Any]] = {}
     for hole in plan.selected:
@@ -254,9 +262,10 @@ def _table(plan: HolePlan, outcome: Outcome, results: dict[str, dict[str, Any]],
             for name, r in results.items()
             if name.split("#", 1)[0] in names  # a part of a hole: NAME#admitK, NAME#restK
         )
-        table.add_row(
-            file, str(len(holes)), str(filled), str(len(holes) - filled), f"{seconds:.1f}"
-        )
+        row = [file, str(len(holes)), str(filled), str(len(holes) - filled), f"{seconds:.1f}"]
+        if resting:
+            row.insert(3, str(sum(1 for h in holes if h in resting)))
+        table.add_row(*row)
     Console(soft_wrap=True).print(table)
 
 
@@ -268,9 +277,11 @@ def _save(
     written: bool,
     clock: dict[str, float],
     wall: float,
+    project_files: set[str],
 ) -> None:
-    """``RESULTS.prove.json``: per file, the proofs found and the holes left."""
-    files: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    """``RESULTS.prove.json``: per file, the proofs found and the holes left (an earlier
+    run's entries for the project's files this run did not select kept)."""
+    files: dict[str, dict[str, Any]] = {}
     for hole in plan.selected:
         entry = files.setdefault(hole.source.file, {"filled": [], "left": []})
         if hole in outcome.filled:
@@ -295,13 +306,36 @@ def _save(
         entry.setdefault("not_searched", []).append(
             {"name": skipped.ident, "line": skipped.line, "reason": skipped.reason}
         )
+    for entry in files.values():
+        entry["written"] = written
+    path = output.with_name(output.name + ".prove.json")
     record = {
         "written": written,
-        "files": files,
+        "files": {**_earlier_files(path, plan, project_files), **files},
         "seconds": {**clock, "wall": wall},
     }
-    path = output.with_name(output.name + ".prove.json")
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def _earlier_files(path: Path, plan: HolePlan, project_files: set[str]) -> dict[str, Any]:
+    """The files an earlier run's summary has and this run's selection has not (``prove
+    course/Logic.v`` after a run over the whole course, or files whose holes a
+    ``--write`` filled): kept, marked ``earlier``, so that the summary (and ``proofsearch
+    report``) still says what was filled there (audit 54: a teacher grading saw only the
+    last run's file). A file no longer in the project is dropped."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(earlier, dict):
+        return {}
+    selected = {hole.source.file for hole in plan.selected}
+    selected |= {skipped.source.file for skipped in plan.not_searched}
+    return {
+        file: {**entry, "earlier": True}
+        for file, entry in earlier.items()
+        if file not in selected and file in project_files and isinstance(entry, dict)
+    }
 
 
 def loose_folder_note(folder: Path, project: Project) -> str | None:

@@ -21,6 +21,7 @@ def forget_stale(
     records: list[dict[str, Any]],
     written: Mapping[str, str] | None = None,
     edited: list[str] | None = None,
+    unproved: list[str] | None = None,
 ) -> list[str]:
     """Earlier results are kept only for holes whose file has not changed since (but
     for ``prove --write`` filling other holes of it: ``written``, each file's sha256
@@ -31,7 +32,8 @@ def forget_stale(
     Returns the proved holes whose loaded files changed so: their proofs may no longer
     hold (a lemma they use was restated), and are re-checked (:func:`recheck_proofs`).
     ``edited`` gets the open holes searched again for an edit (theirs or a loaded file's),
-    so that the run can say why."""
+    ``unproved`` the proved ones whose own file changed (a statement edited after a dry
+    run: its proof is not written), so that the run can say why."""
     from proofsearch.project.plan import same_but_written
 
     now = {r["name"]: r for r in records}
@@ -49,6 +51,8 @@ def forget_stale(
         if record.get("status") == "error" or stale_file or (stale_loads and not proved):
             if edited is not None and record.get("status") != "error" and not proved:
                 edited.append(name)
+            if unproved is not None and proved:
+                unproved.append(name)
             del existing[name]
         elif stale_loads:
             suspect.append(name)

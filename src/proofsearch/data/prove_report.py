@@ -29,6 +29,16 @@ def _sentence(tactic: str) -> str:
     return tactic if tactic.rstrip().endswith(("}", ".")) else f"{tactic}."
 
 
+def _when(entry: dict[str, Any]) -> str:
+    """A file's entry from an earlier run than the summary's (one that selected other
+    files): said, with whether that run wrote its proofs."""
+    if not entry.get("earlier"):
+        return ""
+    return (
+        " (an earlier run's: written)" if entry.get("written") else " (an earlier run's: dry run)"
+    )
+
+
 def prove_markdown(runs: Sequence[Any]) -> str:
     """Markdown: for each prove run, a section per file (proofs found, holes left)."""
     parts: list[str] = []
@@ -40,7 +50,7 @@ def prove_markdown(runs: Sequence[Any]) -> str:
         parts.append(f"\n## Holes (prove): {run.name} ({state})\n")
         for file, entry in record["files"].items():
             filled, left = entry.get("filled", []), entry.get("left", [])
-            parts.append(f"\n### `{file}`: {len(filled)} filled, {len(left)} left\n")
+            parts.append(f"\n### `{file}`: {len(filled)} filled, {len(left)} left{_when(entry)}\n")
             for item in filled:
                 note = ""
                 if item.get("rests_on_admitted"):
@@ -73,7 +83,7 @@ def prove_html(runs: Sequence[Any]) -> str:
             filled, left = entry.get("filled", []), entry.get("left", [])
             parts.append(
                 f"<h3><code>{html.escape(file)}</code>: {len(filled)} filled, "
-                f"{len(left)} left</h3><ul>"
+                f"{len(left)} left{html.escape(_when(entry))}</h3><ul>"
             )
             for item in filled:
                 proof = html.escape("\n".join(_sentence(t) for t in item["proof"]))

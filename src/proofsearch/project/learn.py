@@ -14,6 +14,9 @@ from proofsearch.trace.runner import NOT_TRACED, Limits, Summary, plan, run
 from proofsearch.trace.schema import SHARD_KINDS, FileRecord, TraceDir
 from proofsearch.trace.sources import Project, project_file, record_project
 
+#: Coq's message for ``From LF Require Import Basics`` where nothing is bound to ``LF``.
+_LOGICAL_PREFIX = re.compile(r"bound to logical path \S+ with prefix (\S+)")
+
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/proofsearch`` (``~/.cache/proofsearch``)."""
@@ -217,9 +220,17 @@ def _failure_line(record: FileRecord, count: int, project: Project) -> str:
     if not _SETUP_ERROR.search(message):  # the text itself: no loadpath is to blame
         fix = "" if stale else "; fix it there"
         return f"{record.file}:{line}: the file does not compile: {message}{more}{fix}"
+    prefix = _LOGICAL_PREFIX.search(message)
+    if prefix and not dune and described is None:  # `From LF Require …` in a bare folder
+        name = prefix[1].rstrip(".")
+        return (
+            f"{record.file}:{line}: the file does not compile: {message}{more}; the folder "
+            f"has no _CoqProject to say its files are {name}.*: write one with the line "
+            f"-Q . {name} (or give --coq-arg=-Q --coq-arg=FOLDER --coq-arg={name})"
+        )
+    check = f"{where} or --coq-arg" if described or dune else where
     return (
         f"{record.file}:{line}: the file does not compile: {message}{more}"
-        f"{stdlib_missing_hint(message)}; make the project build with coqc (check {where} "
-        "or --coq-arg, and the programs its commands run: Extraction or QuickChick need "
-        "OCaml's tools)"
+        f"{stdlib_missing_hint(message)}; make the project build with coqc (check {check}, "
+        "and the programs its commands run: Extraction or QuickChick need OCaml's tools)"
     )

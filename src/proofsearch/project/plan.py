@@ -217,7 +217,8 @@ def plan_holes(
         try:
             holes, skipped = find_holes(source, text)
         except SentenceError as exc:
-            raise SourceError(f"{source.file}: cannot be split into sentences: {exc}") from None
+            where = f"{source.file}:{exc.line}" if exc.line else source.file
+            raise SourceError(f"{where}: cannot be split into sentences: {exc}") from None
         plan.all_holes += holes
         plan.skipped += skipped
         if module in chosen:

@@ -1,5 +1,8 @@
 """Proofs without what they do not need: ``using`` premises, steps the rest of the
-proof does without, and the parts of a last compound step after its goals are closed.
+proof does without, and the parts of a last compound step after its goals are closed;
+then in plainer words: ``reflexivity`` for a last ``split`` that proves an equation, and
+the statement's own names for the variables the first step introduces
+(:mod:`.statement_names`).
 
 The search keeps the first proof it finds: ``eauto using`` with the four premises
 retrieved for the goal when none is needed, or a step whose work a later one does again
@@ -16,11 +19,19 @@ import re
 from collections.abc import Callable, Sequence
 
 from proofsearch.generate.knn.prefixes import sentence_parts
+from proofsearch.project.statement_names import with_statement_names
 
-#: Versions of one proof tried (each run in the hole's session; :mod:`.replay`).
-MOST_CHECKS = 6
+#: Versions of one proof tried (each run in the hole's session; :mod:`.replay`). Two
+#: ``using`` clauses of four names each take ten (audit 54's ``rev_app_distr`` kept
+#: ``test_rev1`` at six).
+MOST_CHECKS = 12
 #: Proofs of more steps than this keep their steps (only their ``using`` are trimmed).
 MOST_STEPS = 4
+#: Last steps that prove ``x = x`` by its constructor, where a person writes
+#: ``reflexivity`` (audit 54: ``plus O n = n`` proved by ``split``).
+_CONSTRUCTOR_STEPS = frozenset(
+    ("split", "constructor", "econstructor", "exact eq_refl", "apply eq_refl", "apply refl_equal")
+)
 #: A first part that only names what the goal binds: kept before the rest.
 _INTRODUCES = re.compile(r"\s*(?:intros?\b|move\s*=>|revert\b)")
 #: ssreflect steps whose head does something before the intro pattern (not ``move=>``).
@@ -31,8 +42,11 @@ _USING = re.compile(
 )
 
 
-def trimmed(proof: Sequence[str], holds: Callable[[list[str]], bool]) -> list[str]:
-    """``proof`` with what it does not need left out; ``holds`` checks a candidate."""
+def trimmed(
+    proof: Sequence[str], holds: Callable[[list[str]], bool], statement: str = ""
+) -> list[str]:
+    """``proof`` with what it does not need left out, then in plainer words (the
+    ``statement``'s binder names); ``holds`` checks a candidate."""
     budget = [MOST_CHECKS]
 
     def test(candidate: list[str]) -> bool:
@@ -52,7 +66,13 @@ def trimmed(proof: Sequence[str], holds: Callable[[list[str]], bool]) -> list[st
                 current = candidate
             else:
                 index += 1
-    return _shorter_last(current, test) if current else current
+    if not current:
+        return current
+    current = _shorter_last(current, test)
+    if current[-1].strip() in _CONSTRUCTOR_STEPS and test([*current[:-1], "reflexivity"]):
+        current = [*current[:-1], "reflexivity"]
+    renamed = with_statement_names(current, statement) if statement else None
+    return renamed if renamed is not None and test(renamed) else current
 
 
 def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[str]:

@@ -8,7 +8,8 @@ rebuild, :func:`present_found` gives each proved hole
 - the shortest names Coq resolves to the same objects at the hole
   (:mod:`proofsearch.env.coq.short_names`: asked, then the same re-check with the
   same axioms),
-- no ``using`` premise or step it does not need (:mod:`.trim`: the shorter versions
+- no ``using`` premise or step it does not need, the statement's own names for what it
+  introduces (:mod:`.trim`: the shorter versions
   run in one session at the hole (:mod:`.replay`), the one kept compiled from scratch
   on no new axiom), and
 - bullets for the subgoals (:mod:`.bullets`: the goal counts replayed in the prover,
@@ -154,12 +155,14 @@ def _trimmed(
         )  # fmt: skip
         return checked.ok and set(checked.axioms) <= axioms
 
+    statement = str(record["statement"])
     if not how.in_session:
-        return trimmed(proof, checks)
-    kept = trimmed(proof, replay.proves)
+        return trimmed(proof, checks, statement)
+    kept = trimmed(proof, replay.proves, statement)
     if kept == proof or checks(kept):
         return kept
-    return trimmed(proof, lambda candidate: replay.proves(candidate) and checks(candidate))
+    both = lambda candidate: replay.proves(candidate) and checks(candidate)  # noqa: E731
+    return trimmed(proof, both, statement)
 
 
 def present_found(

@@ -162,7 +162,8 @@ class FileTracer:
         try:
             sentences = split_sentences(self.text)
         except SentenceError as exc:
-            self.result.error = FileError(line=1, message=f"cannot split into sentences: {exc}")
+            message = f"cannot split into sentences: {exc}"
+            self.result.error = FileError(line=exc.line or 1, message=message)
             return self.result
         self._sentences = sentences
         current = 0

@@ -20,7 +20,19 @@ _SELECTOR_BRACE = re.compile(r"(\d+|\[\s*[\w']+\s*\])\s*:\s*\{")
 
 
 class SentenceError(ValueError):
-    """The text cannot be split: an unterminated comment or string."""
+    """The text cannot be split: an unterminated comment or string. ``line``: the line
+    of the text it opens on (a file's line when the text is a file's)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _unterminated(what: str, text: str, start: int) -> SentenceError:
+    """The error for ``what`` opened at ``start`` and never closed (as Coq says it: where
+    it opens, not at the end of the file)."""
+    line = text.count("\n", 0, start) + 1
+    return SentenceError(f"unterminated {what} opened on line {line}", line)
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,7 @@ class Sentence:
 
 def _skip_comment(text: str, i: int) -> int:
     """Index just after the comment that opens at ``i`` (nested comments included)."""
+    start = i
     depth = 0
     n = len(text)
     while i < n:
@@ -48,11 +61,12 @@ def _skip_comment(text: str, i: int) -> int:
             i = _skip_string(text, i)
         else:
             i += 1
-    raise SentenceError("unterminated comment")
+    raise _unterminated("comment", text, start)
 
 
 def _skip_string(text: str, i: int) -> int:
     """Index just after the string literal that opens at ``i``."""
+    start = i
     i += 1
     n = len(text)
     while i < n:
@@ -62,7 +76,7 @@ def _skip_string(text: str, i: int) -> int:
                 continue
             return i + 1
         i += 1
-    raise SentenceError("unterminated string")
+    raise _unterminated("string", text, start)
 
 
 _QUOTATION = re.compile(r"lp:(\{\{+)")
@@ -86,7 +100,7 @@ def _skip_quotation(text: str, i: int) -> int:
     if width > 2:
         end = text.find("}" * width, j)
         if end < 0:
-            raise SentenceError("unterminated Elpi quotation")
+            raise _unterminated("Elpi quotation", text, i)
         return end + width
     depth = 1
     while j < len(text):
@@ -98,7 +112,7 @@ def _skip_quotation(text: str, i: int) -> int:
                 return j
         else:
             j += 1
-    raise SentenceError("unterminated Elpi quotation")
+    raise _unterminated("Elpi quotation", text, i)
 
 
 def _skip_blanks(text: str, i: int) -> int:
