@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from proofsearch.project.statement_names import statement_binders, with_statement_names
+from proofsearch.env.coq.binders import statement_binders
+from proofsearch.project.statement_names import with_statement_names
 
 
 @pytest.mark.parametrize(

@@ -105,6 +105,11 @@ def add_parser(subparsers: Any) -> None:
     add_search_budgets(parser, "hole", default_timeout=30.0)
     add_generator_options(parser)
     add_ray_options(parser)
+    parser.add_argument(
+        "--no-refute", dest="refute", action="store_false",
+        help="do not try to show the holes left open false as stated (their negation proved "
+        "at small values: n := 0, true, nil), which is said as their reason",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run)
 
@@ -255,6 +260,8 @@ def _prove(args: argparse.Namespace, console: Any) -> int:
         searched += searched_more
         records += retry
         record_theorems(theorems_path, retry, fresh=False)
+    if args.refute:
+        results = _refute(args, project, records, results)
     clock["search"] = time.perf_counter() - step
     clock["header"] = sum(float(results[n].get("open_time") or 0.0) for n in searched)
     unopened = _header_errors(plan, results)
@@ -574,6 +581,45 @@ def _present(
     }
     jobs = args.trace_jobs or os.cpu_count() or 1
     return present_found(records, theorems, results, cache, how, jobs)
+
+
+#: Seconds a hole left open gets to be shown false (:mod:`proofsearch.project.refute`).
+REFUTE_BUDGET = 5.0
+
+
+def _refute(
+    args: argparse.Namespace,
+    project: Project,
+    records: list[dict[str, Any]],
+    results: dict[str, dict[str, Any]],
+) -> dict[str, dict[str, Any]]:
+    """``results`` with each hole left open that is false as stated marked ``refuted``
+    (the reason said for it); nothing is written into the files for it."""
+    from proofsearch.env.registry import make_prover
+    from proofsearch.project.refute import refute_open
+
+    opened: list[Any] = []
+
+    def prover() -> Any:
+        if not opened:
+            options = prover_options(args)
+            options["args"] = list(project.args)
+            opened.append(make_prover("coq", options))
+        return opened[0]
+
+    check = {
+        "coqc": args.coqc, "args": list(project.args),
+        "timeout": args.check_timeout or default_check_timeout(args.timeout),
+    }  # fmt: skip
+    try:
+        found = refute_open(records, results, prover, budget=REFUTE_BUDGET, check=check)
+    finally:
+        for started in opened:
+            started.close()
+    out = dict(results)
+    for name, refutation in found.items():
+        out[name] = {**out[name], "refuted": refutation.reason()}
+    return out
 
 
 def _header_errors(plan: HolePlan, results: dict[str, dict[str, Any]]) -> list[str]:

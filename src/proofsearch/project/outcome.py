@@ -100,6 +100,8 @@ def _why_not(record: dict[str, Any] | None) -> str:
         if record.get("error") == DATA_REASON:  # not a failure: a rule, said as it is
             return DATA_REASON
         return f"error: {' '.join(str(record.get('error')).split())[:200]}"
+    if record.get("refuted"):  # its negation proved (:mod:`.refute`)
+        return str(record["refuted"])
     reasons = {"failed": "no proof: search tree exhausted", "open": "no proof within the budget"}
     return reasons.get(str(status), str(status)) + _timeouts(record)
 
