@@ -37,6 +37,9 @@ def test_values_follow_the_binders_types() -> None:
     # A type with no values here ends the instantiation: only the binders before it.
     partial = scripts("(X : Type)", "forall (t : tree X) (n : nat), P t n")
     assert [values for values, _ in partial] == [(), (("X", "nat"),)]
+    # An implicit binder takes its value through @H.
+    implicit = scripts("{A : Type}", "forall (x : A), x = x")
+    assert "specialize (@H nat)" in implicit[1][1]
 
 
 pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own

@@ -16,6 +16,7 @@ the hole stays ``Admitted``, and its reason says why.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,8 @@ def scripts(params: str, kind: str) -> list[tuple[tuple[tuple[str, str], ...], s
     smaller values first. Binders whose type has no values here end the instantiation
     (the ones before it are still tried)."""
     binders = leading_binders(f"forall {params}, {kind}" if params else kind)
+    # Implicit binders ({A}, [B]) take their values only through `@H`.
+    head = "@H" if re.search(r"[{\[]", params) or re.match(r"\s*forall\s*[{\[]", kind) else "H"
     chosen: list[tuple[str, tuple[str, ...]]] = []
     for name, binder_type in binders:
         values = _values(binder_type)
@@ -88,7 +91,8 @@ def scripts(params: str, kind: str) -> list[tuple[tuple[tuple[str, str], ...], s
         if not combination:
             break
         named = tuple(zip((name for name, _ in chosen), combination, strict=True))
-        script = f"intro H; specialize (H {' '.join(combination)}); simpl in H; {CLOSE}"
+        applied = f"{head} {' '.join(combination)}"
+        script = f"intro H; specialize ({applied}); simpl in H; {CLOSE}"
         found.append((named, script))
     return found
 
