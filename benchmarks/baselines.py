@@ -45,10 +45,12 @@ benchmarks/coq/stdlib-sample.index.jsonl --out benchmarks/coq/stdlib-sample.json
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -256,9 +258,13 @@ class HammerRun:
     killed: bool = False
 
 
-def hammer_environment() -> dict[str, str]:
-    """The environment for ``coqc``: ``predict``/``htimeout`` on PATH."""
+def hammer_environment(tmpdir: str | None = None) -> dict[str, str]:
+    """The environment for ``coqc``: ``predict``/``htimeout`` on PATH, and ``tmpdir`` as
+    the temporary folder of CoqHammer and its provers (audit 55: ``predict*`` and
+    ``coqhammer_out*`` files, 28 MB, stayed in /tmp after a budget killed ``coqc``)."""
     env = dict(os.environ)
+    if tmpdir is not None:
+        env.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
     if shutil.which("predict") is None and Path(HAMMER_LIBEXEC).is_dir():
         env["PATH"] = f"{HAMMER_LIBEXEC}{os.pathsep}{env.get('PATH', '')}"
     return env
@@ -427,17 +433,21 @@ def run_hammer(
     with tempfile.TemporaryDirectory(prefix="proofsearch-hammer-") as tmp:
         path = Path(tmp) / "HammerRun.v"
         path.write_text(script)
+        # Its own process group: the provers CoqHammer starts go with coqc at the budget.
+        process = subprocess.Popen(
+            [config.coq.coqc, *config.coq.args, "-Q", tmp, "", str(path)],
+            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=hammer_environment(tmp), start_new_session=True,
+        )  # fmt: skip
         try:
-            done = subprocess.run(
-                [config.coq.coqc, *config.coq.args, "-Q", tmp, "", str(path)],
-                cwd=tmp, capture_output=True, text=True, check=False,
-                timeout=config.budget + header_allowance, env=hammer_environment(),
-            )  # fmt: skip
-            output = done.stdout + "\n" + done.stderr
+            stdout, stderr = process.communicate(timeout=config.budget + header_allowance)
             killed = False
-        except subprocess.TimeoutExpired as exc:
-            output = _text(exc.stdout) + "\n" + _text(exc.stderr)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
             killed = True
+        output = _text(stdout) + "\n" + _text(stderr)
     wall = time.perf_counter() - start
     after = output.split(_HAMMER_MARK, 1)[1] if _HAMMER_MARK in output else ""
     reconstruction = read_reconstruction(after)

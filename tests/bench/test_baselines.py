@@ -247,3 +247,23 @@ def test_leak_check_resolves_names_to_their_library() -> None:
     eqtype = frozenset({"mathcomp.ssreflect.eqtype"})
     leaks = baselines.leaked_dependencies(target, ["by rewrite eqxx"], eqtype, config)
     assert "eqtype.Equality.sort" in leaks and "eqtype.eq_refl" in leaks
+
+
+@requires_hammer
+def test_hammer_leaves_nothing_in_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_new_coq_processes: None
+) -> None:
+    """A budget that kills coqc mid-hammer left CoqHammer's `predict*` and
+    `coqhammer_out*` files (28 MB) in the temporary folder (audit 55): they go to the
+    run's private folder now, and the provers go with coqc."""
+    watched = tmp_path / "tmp"
+    watched.mkdir()
+    monkeypatch.setenv("TMPDIR", str(watched))
+    theorems = tmp_path / "t.jsonl"
+    statement = "Lemma false1 : forall n : nat, n + 1 = n."
+    theorems.write_text(json.dumps({"name": "false1", "statement": statement,
+                                    "header": "Require Import Arith."}) + "\n")  # fmt: skip
+    argv = ["hammer", str(theorems), "--budget", "4", "--quiet", "--out-dir", str(tmp_path)]
+    assert baselines.main(argv) == 0
+    left = [p.name for p in watched.iterdir() if p.name.startswith(("predict", "coqhammer"))]
+    assert left == []

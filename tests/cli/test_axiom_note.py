@@ -29,11 +29,26 @@ def test_refused_axioms_are_said_once_with_the_fix(
     assert record["status"] == "error" and "uses axioms not allowed" in record["error"]
     err = capsys.readouterr().err
     assert "1 theorem(s) had a proof refused for the axioms it rests on (the first: half)" in err
-    assert "any_axiom: true" in err and "--resume --retry-errors" in err
-    # The fix it gives works.
-    entry["any_axiom"] = True
-    path.write_text(json.dumps(entry) + "\n")
-    assert main(["search", str(path), "-o", str(out), *fixed, "--resume", "--retry-errors"]) == 0
+    assert "pass --any-axiom" in err and "any_axiom: true" in err
+    assert "--resume --retry-errors" in err
+    # The fix it gives first works: one switch for the whole file (audit 55: a Flocq
+    # lemma needed four --allow-axiom).
+    again = ["search", str(path), "-o", str(out), *fixed, "--resume", "--retry-errors"]
+    assert main([*again, "--any-axiom"]) == 0
     (record,) = [json.loads(line) for line in out.read_text().splitlines()][-1:]
     assert record["status"] == "proved" and record["checked"]
     assert axiom_note([record]) is None
+    # And so does the theorem's field.
+    entry["any_axiom"] = True
+    path.write_text(json.dumps(entry) + "\n")
+    assert main(["search", str(path), "-o", str(out), *fixed, "--overwrite"]) == 0
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["status"] == "proved" and record["checked"]
+
+
+def test_any_axiom_is_refused_for_lean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"name": "t", "statement": "theorem t : True := by"}) + "\n")
+    argv = ["search", str(path), "--prover", "lean", "--any-axiom", "-o", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "--any-axiom is Coq's" in capsys.readouterr().err

@@ -160,9 +160,34 @@ def _trailing_positionals(
     return []
 
 
+#: Options whose values are Coq's own options (``-R``): argparse takes a value that
+#: starts with ``-`` for an option only when written ``--coq-arg=-R``.
+_DASHED_VALUES = ("--coq-arg",)
+
+
+def _joined_dashed_values(argv: Sequence[str]) -> list[str]:
+    """``--coq-arg -R`` as ``--coq-arg=-R`` (audit 55: argparse answered "expected one
+    argument", and the README's wording invited the spaced form)."""
+    words = list(argv)
+    out: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        following = words[index + 1] if index + 1 < len(words) else None
+        dashed = following is not None and following.startswith("-") and following[1:2] != "-"
+        if word in _DASHED_VALUES and dashed:
+            out.append(f"{word}={following}")
+            index += 2
+            continue
+        out.append(word)
+        index += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = _joined_dashed_values(sys.argv[1:] if argv is None else argv)
+    args, extra = parser.parse_known_args(words)
     extra = _trailing_positionals(parser, args, extra)
     if extra:
         command = getattr(args, "command", None)

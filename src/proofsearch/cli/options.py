@@ -90,6 +90,11 @@ def add_prover_options(parser: argparse.ArgumentParser, coq_only: bool = False) 
         help="an axiom a proof may rest on (repeatable; Lean allows propext, "
         "Classical.choice, Quot.sound by default)",
     )  # fmt: skip
+    group.add_argument(
+        "--any-axiom", action="store_true",
+        help="Coq: a proof may rest on any axiom its header loads (the Reals' own, a "
+        "library's), as a theorem's any_axiom field says; it must still be closed",
+    )  # fmt: skip
     coq = parser.add_argument_group("Coq")
     coq.add_argument(
         "--coq-binary",
@@ -149,7 +154,11 @@ def prover_options(args: argparse.Namespace) -> dict[str, Any]:
         options.update(binary=args.coq_binary, coqc=args.coqc, args=absolute_paths(args.coq_arg))
         if args.allow_axiom:
             options["allowed_axioms"] = list(args.allow_axiom)
+        if args.any_axiom:
+            options["any_axiom"] = True
     elif args.prover == "lean":
+        if args.any_axiom:
+            raise ValueError("--any-axiom is Coq's: for Lean give each axiom with --allow-axiom")
         if args.lean_repl:
             options["repl_command"] = args.lean_repl
         if args.lean_project:

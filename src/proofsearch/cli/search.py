@@ -605,8 +605,9 @@ def axiom_note(records: Sequence[dict[str, Any]]) -> str | None:
     return (
         f"{len(refused)} theorem(s) had a proof refused for the axioms it rests on (the "
         f"first: {refused[0]['name']}); if the header's libraries are yours to trust (the "
-        "Reals rest on axioms of their own), set the theorems' any_axiom: true or "
-        "allowed_axioms, or pass --allow-axiom NAME, and run again with --resume --retry-errors"
+        "Reals rest on axioms of their own), pass --any-axiom (or --allow-axiom NAME, or set "
+        "the theorems' any_axiom: true or allowed_axioms), and run again with --resume "
+        "--retry-errors"
     )
 
 

@@ -69,6 +69,10 @@ class CoqConfig:
     check_timeout: float = 300.0
     #: Axioms a proof may rest on (besides those listed per theorem).
     allowed_axioms: tuple[str, ...] = ()
+    #: Every theorem's proof may rest on any axiom its header loads, as the theorem
+    #: field ``any_axiom`` says for one (``--any-axiom``: a theorem file over the Reals,
+    #: whose proofs rest on the Reals' own axioms, needed one ``--allow-axiom`` each).
+    any_axiom: bool = False
     #: Words added to / taken out of the tactic deny-list.
     denied_words: tuple[str, ...] = ()
     allowed_words: tuple[str, ...] = ()
@@ -271,7 +275,7 @@ class CoqProver(Prover):
             footer=str(theorem.extra.get("footer") or ""),
             name=theorem.extra.get("qualid") or None,
             header_suffix=header_suffix(theorem),
-            any_axiom=bool(theorem.extra.get("any_axiom")),
+            any_axiom=self.config.any_axiom or bool(theorem.extra.get("any_axiom")),
             functor_parameters=tuple(theorem.extra.get("functor_parameters") or ()),
             in_place=bool(theorem.extra.get("check_in_place")),
             proof_using=str(theorem.extra.get("proof_using") or ""),
