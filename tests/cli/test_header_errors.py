@@ -178,3 +178,19 @@ def test_a_missing_stdlib_prefix_says_what_to_do(
     path = theorems(tmp_path, ["From Stdlib Require Import Arith."] * 3)
     assert main(["search", str(path), "-o", str(tmp_path / "r.jsonl"), *FIXED]) == 1
     assert "Stdlib is Rocq 9's name for the standard library" in capsys.readouterr().err
+
+
+def test_one_theorem_failing_to_open_is_said_with_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The others opened, so the run went on (as documented); the failing row alone said
+    Coq's message, no fix (audit 55: a header `Require Import Num.Ineq.` of the user's own
+    project, searched without its loadpath)."""
+    path = theorems(tmp_path, ["", "Require Import Num.Ineq.", ""])
+    out = tmp_path / "r.jsonl"
+    fixed = [arg for arg in FIXED if arg != "--quiet"]
+    assert main(["search", str(path), "-o", str(out), *fixed]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "1 theorem(s) failed to open their header (the first: t1: " in err
+    assert "give the loadpath of Num: --coq-arg -R --coq-arg DIR --coq-arg Num" in err
+    assert "--resume --retry-errors" in err

@@ -89,3 +89,26 @@ def test_the_cache_gives_up_the_least_recently_used_first(tmp_path: Path) -> Non
     assert sorted(p.name for p in folder.iterdir()) == [
         "newest.json", "newest.npz", "oldest.json", "oldest.npz", "other.1.tmp.npz",
     ]  # fmt: skip
+
+
+def test_an_edit_replaces_the_cached_corpus_of_the_same_folders(
+    tmp_path: Path, cache: Path
+) -> None:
+    """Each edit of a project added a 100 MB corpus of the same folders (audit 55: 503 MB
+    after three edits); the one built before goes, another set of folders' stays."""
+    from proofsearch.generate.knn.corpus import load_corpus
+
+    whole = write_trace(tmp_path / "whole")
+    library = _split(whole, tmp_path / "library", ["Lib.A", "Lib.B"])
+    project = _split(whole, tmp_path / "project", ["Lib.Other"])
+    corpus_module._PRELOADED.clear()
+    load_corpus([library, project])
+    load_corpus(library)
+    assert len(list(cache.glob("*.json"))) == 2
+    meta = project / "files" / "Lib.Other.meta.json"
+    meta.write_text(meta.read_text().replace("key-Lib.Other", "key-Lib.Other-edited"))
+    corpus_module._PRELOADED.clear()
+    load_corpus([library, project])
+    assert len(list(cache.glob("*.json"))) == 2  # the library's alone, and the new one
+    corpus_module._PRELOADED.clear()
+    assert load_corpus([library, project]).table.modules == ["Lib.A", "Lib.B", "Lib.Other"]

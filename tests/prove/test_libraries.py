@@ -447,3 +447,12 @@ def test_an_installed_librarys_untraceable_file_is_no_fault_of_the_project(
         "(an installed library's source need not compile outside its own build; your proofs "
         "can still use its lemmas, and nothing in your project needs a change)"
     )
+
+
+def test_a_long_first_trace_says_how_long_it_may_take() -> None:
+    """Audit 55: 295 stdlib files took 4 min, and the opening line gave no idea of it
+    (the progress line's early estimate said 53 s)."""
+    from proofsearch.project.libraries import _expected_time
+
+    assert _expected_time(295, 2) == "; about 3 min on 2 core(s)"
+    assert _expected_time(20, 2) == ""  # a short one: no word

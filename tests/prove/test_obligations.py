@@ -145,7 +145,8 @@ def test_a_begun_obligation_is_continued_where_the_user_stopped(tmp_path: Path) 
     assert log.read_text().splitlines() == ["half_up_obligation_1_admit1"]
     assert (folder / "P.v").read_text() == BEGUN.replace(
         # `intros m` found; the part's own statement names it `n` (the proof's words)
-        "  admit.\nAdmitted.\n", "  { revert n. intros n; lia. }\nQed.\n"
+        "  admit.\nAdmitted.\n",
+        "  { revert n. intros n; lia. }\nQed.\n",
     )
     done = subprocess.run(["coqc", "-R", ".", "Obl", "P.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr

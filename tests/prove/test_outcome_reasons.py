@@ -37,6 +37,20 @@ def test_general_automation_at_the_limit_gets_no_advice() -> None:
     assert _why_not(record).endswith("`my_slow_tac 3`: a larger --tactic-timeout may prove it)")
 
 
+def test_many_different_tactics_at_the_limit_point_to_the_budget() -> None:
+    """Five variants of `apply is_derive_scal` ran to the 2 s limit and spent a 10 s
+    budget; the advice named --tactic-timeout, and a larger --timeout is what proved it
+    (audit 55: `auto_derive` then had its turn)."""
+    record = {
+        "status": "open",
+        "timeouts": {"apply is_derive_scal": 1, "apply @is_derive_scal_l": 1,
+                     "apply Coquelicot.Derive.is_derive_scal": 1},
+    }  # fmt: skip
+    assert _why_not(record).endswith(
+        "`apply is_derive_scal`: they spent much of the budget: a larger --timeout may prove it)"
+    )
+
+
 MUTUAL = """\
 Inductive ev : nat -> Prop := ev0 : ev 0 | evS n : od n -> ev (S n)
 with od : nat -> Prop := odS n : ev n -> od (S n).

@@ -124,7 +124,8 @@ def test_a_run_recorded_before_prover_options_were_is_no_difference(tmp_path: Pa
 def test_a_failure_under_these_very_settings_is_kept(tmp_path: Path) -> None:
     """An audit's sequence: a default run (`b`, `c` open), then `--timeout 60 --lemma b`,
     then the defaults again: `c`'s failure was found under the defaults and is kept (it
-    was searched again, 305 s for nothing); `b`'s, found at 60 s, is searched again."""
+    was searched again, 305 s for nothing); so is `b`'s, found at 60 s: 20 s cannot find
+    what 60 s did not (audit 55: searched again at 10 s after 30 s, for nothing)."""
     results = _after_a_20_s_run(tmp_path)
     store = _store(results)
     line = settings_changed(store, results, _spec(60), fresh=False, selected={"b"})
@@ -132,10 +133,21 @@ def test_a_failure_under_these_very_settings_is_kept(tmp_path: Path) -> None:
     with results.open("a") as handle:  # b searched at 60 s
         handle.write(json.dumps({"name": "b", "status": "failed"}) + "\n")
     store = _store(results)
-    line = settings_changed(store, results, _spec(20), fresh=False, selected=ALL)
-    assert line is not None and "left 1 of these hole(s) open" in line, line
-    assert "search.timeout (--timeout): 60 → 20" in line
-    assert store.done("a") and store.done("c") and not store.done("b")
+    assert settings_changed(store, results, _spec(20), fresh=False, selected=ALL) is None
+    assert store.done("a") and store.done("c") and store.done("b")
+
+
+def test_only_a_smaller_budget_keeps_the_failures(tmp_path: Path) -> None:
+    """A smaller budget alone keeps the holes left open; a smaller budget with another
+    change (a larger tactic limit) searches them again."""
+    results = _after_a_20_s_run(tmp_path)
+    store = _store(results)
+    assert settings_changed(store, results, _spec(10), fresh=False, selected=ALL) is None
+    assert store.done("b") and store.done("c")
+    store = _store(results)
+    line = settings_changed(store, results, _spec(10, tactic_timeout=5), fresh=False, selected=ALL)
+    assert line is not None and "left 2 of these hole(s) open" in line, line
+    assert not store.done("b") and not store.done("c")
 
 
 def test_the_check_limit_that_follows_the_timeout_is_not_named(tmp_path: Path) -> None:

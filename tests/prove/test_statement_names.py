@@ -53,3 +53,15 @@ def test_nothing_to_do() -> None:
     assert with_statement_names(["intros", "auto"], statement) is None
     assert with_statement_names(["intros [|x] y", "auto"], statement) is None
     assert with_statement_names(["induction n", "auto"], statement) is None
+
+
+def test_a_run_of_intros_steps_is_read_as_one() -> None:
+    """`intros x. intros x0.` for `forall x y` (audit 55) reads `intros x. intros y.`."""
+    statement = "Lemma sq_sum_nonneg : forall x y : R, 0 <= sq x + sq y."
+    proof = ["intros x", "intros x0", "unfold sq", "nra"]
+    assert with_statement_names(proof, statement) == ["intros x", "intros y", "unfold sq", "nra"]
+    # A step that does more after its names ends the run.
+    assert with_statement_names(["intro a; destruct a", "intros b"], statement) == [
+        "intro x; destruct x",
+        "intros b",
+    ]

@@ -128,6 +128,24 @@ def test_a_missing_part_of_an_installed_library_is_said_so(
     assert "apt-cache search libcoq-mathcomp" in err and "-R/-Q/-I" not in err
 
 
+@pytest.mark.skipif(
+    not (coq_where() / "user-contrib" / "Coquelicot").is_dir(),
+    reason="Coquelicot is not installed (Debian: libcoq-coquelicot)",
+)
+def test_a_misspelt_module_of_an_installed_library_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`From Coquelicot Require Import Coquelicott.` was sent to the package manager ("a
+    part of it packaged apart may be missing", audit 55): the closest module is named."""
+    _base, lang = workspace(tmp_path)
+    (lang / "A.v").write_text("From Coquelicot Require Import Coquelicott.\nDefinition a := 3.\n")
+    assert run(lang, tmp_path) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "A.v:1: the file does not compile:" in err
+    assert "Coquelicot has no Coquelicott: did you mean Coquelicot?" in err
+    assert "apt-cache" not in err
+
+
 def test_a_library_rebuilt_after_the_project_is_said_so(tmp_path: Path) -> None:
     """An installed library (not bound by the project, so not checked for staleness)
     rebuilt after the project: Coq's "inconsistent assumptions" got loadpath advice."""

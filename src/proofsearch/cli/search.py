@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -564,7 +565,9 @@ def run(args: argparse.Namespace) -> int:
         names = {t.name for t in theorems} | {r["name"] for r in invalid_records}
         ours = [r for r in records if r["name"] in names]
         Console().print(summary_table(summarize(ours), wall))
-        for note in (generator_late_note(ours), guard_note(ours), axiom_note(ours)):
+        notes = (generator_late_note(ours), guard_note(ours), axiom_note(ours),
+                 open_error_note(ours, args.prover))  # fmt: skip
+        for note in notes:
             if note:
                 print_notice(console, note)
         if portfolio_alone and todo:
@@ -593,6 +596,37 @@ def generator_late_note(records: Sequence[dict[str, Any]]) -> str | None:
             "slow for this --timeout; give a longer --timeout or a faster server"
         )
     return None
+
+
+#: Coq's message for a ``Require`` whose library the loadpath does not bind.
+_UNBOUND = re.compile(r"logical path (?:matching suffix )?([\w'.]+?)\.?(?:\s|$)")
+
+
+def open_error_note(records: Sequence[dict[str, Any]], prover: str) -> str | None:
+    """A line when some theorems failed to open their header (fewer than all: the run
+    did not stop on them), with the fix: the row alone said Coq's message (audit 55,
+    a header ``Require Import Num.Ineq`` of the user's project without its loadpath)."""
+    from proofsearch.cli.header_watch import HEADER_FIXES
+    from proofsearch.search.result import OPEN_ERROR
+
+    failed = [r for r in records if r.get("status") == "error" and r.get(OPEN_ERROR)]
+    if not failed:
+        return None
+    message = " ".join(str(failed[0].get("error") or "").split())
+    unbound = _UNBOUND.search(message) if prover == "coq" else None
+    if unbound:
+        library = unbound[1].split(".")[0]
+        fix = (
+            f"give the loadpath of {library}: --coq-arg -R --coq-arg DIR --coq-arg {library} "
+            "(DIR: the folder of its .v files), or --index a trace of it, which records it"
+        )
+    else:
+        fix = HEADER_FIXES.get(prover, "fix the header")
+    return (
+        f"{len(failed)} theorem(s) failed to open their header (the first: "
+        f"{failed[0]['name']}: {message[:300]}); {fix}, and run again with --resume "
+        "--retry-errors"
+    )
 
 
 def axiom_note(records: Sequence[dict[str, Any]]) -> str | None:

@@ -144,6 +144,23 @@ def _installed_prefix(prefix: str) -> bool:
     return (coq_where() / "user-contrib" / Path(*prefix.split("."))).is_dir()
 
 
+def _closest_module(prefix: str, missing: str) -> str | None:
+    """The installed module of library ``prefix`` whose name is closest to ``missing``
+    (``Coquelicot`` for ``Coquelicott``: audit 55's typo was sent to the package manager)."""
+    import difflib
+
+    from proofsearch.env.coq.version import coq_where
+
+    root = coq_where() / "user-contrib" / Path(*prefix.split("."))
+    names = sorted(
+        ".".join(path.relative_to(root).with_suffix("").parts) for path in root.rglob("*.vo")
+    )
+    last = {name.rsplit(".", 1)[-1]: name for name in names}
+    close = difflib.get_close_matches(missing, names, n=1, cutoff=0.75)
+    close = close or [last[n] for n in difflib.get_close_matches(missing, list(last), 1, 0.75)]
+    return close[0] if close else None
+
+
 def _failure_line(record: FileRecord, count: int, project: Project) -> str:
     """The line a failed project trace stops with: the loadpath advice names where the
     project's loadpath comes from (its dune files, its _CoqProject or _RocqProject, or
@@ -211,6 +228,12 @@ def _failure_line(record: FileRecord, count: int, project: Project) -> str:
         )
     part = _NO_PART.search(message)
     if part and _installed_prefix(part[2]):  # a library there, without this part of it
+        closest = _closest_module(part[2], part[1])
+        if closest is not None:
+            return (
+                f"{record.file}:{line}: the file does not compile: {message}{more}; {part[2]} "
+                f"has no {part[1]}: did you mean {closest}?"
+            )
         return (
             f"{record.file}:{line}: the file does not compile: {message}{more}; {part[2]} is "
             f"installed but has no {part[1]}: a part of it packaged apart may be missing "

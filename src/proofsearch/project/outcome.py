@@ -135,7 +135,16 @@ def _timeouts(record: dict[str, Any]) -> str:
     slowest = max(special or stopped, key=lambda tactic: stopped[tactic])
     if slowest.endswith(" using"):  # a kind, its hint lemmas left out when counting
         slowest += " …"
-    advice = ": a larger --tactic-timeout may prove it" if special else ""
+    # One or two slow tactics of their own (`interval`, 3 s) may want a larger per-tactic
+    # limit; many different ones stopped at it (five variants of `apply is_derive_scal`,
+    # audit 55) spent the budget, and a larger --timeout let automation try instead.
+    advice = (
+        ": a larger --tactic-timeout may prove it"
+        if 1 <= len(special) <= 2
+        else ": they spent much of the budget: a larger --timeout may prove it"
+        if special
+        else ""
+    )
     return (
         f" ({len(stopped)} tactic(s) stopped at the per-tactic limit, such as `{slowest}`{advice})"
     )

@@ -22,17 +22,29 @@ _INTROS = re.compile(
 )
 
 
+def _introduced(proof: Sequence[str]) -> list[str]:
+    """The names the proof's leading ``intro``/``intros`` steps give, in order: ``intros
+    x. intros x0.`` gives ``[x, x0]`` (audit 55: `y` written `x0`); a step with more after
+    its names (``intro n; induction n``) ends the run."""
+    names: list[str] = []
+    for step in proof:
+        found = _INTROS.match(step)
+        if found is None:
+            break
+        names += found["names"].split()
+        if found["rest"].strip():
+            break
+    return names
+
+
 def with_statement_names(proof: Sequence[str], statement: str) -> list[str] | None:
-    """``proof`` with the names its first ``intro(s)`` gives the statement's binders
+    """``proof`` with the names its leading ``intro(s)`` give the statement's binders
     replaced by the binders' own, everywhere in the proof; None when nothing would
     change or a new name is already used in the proof for something else."""
-    if not proof:
-        return None
-    found = _INTROS.match(proof[0])
     binders = statement_binders(statement)
-    if found is None or not binders:
+    given = _introduced(proof)
+    if not given or not binders:
         return None
-    given = found["names"].split()
     mapping = {old: new for old, new in zip(given, binders, strict=False) if old != new}
     if not mapping or len(set(mapping.values())) != len(mapping):
         return None
