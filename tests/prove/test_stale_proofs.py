@@ -22,6 +22,16 @@ USE = "From Stale Require Import A.\nLemma through_base : P 3.\nProof.\nAdmitted
 pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 
+def two_files(tmp_path: Path, use: str) -> Path:
+    """The project: A.v (BASE) and B.v (``use``), bound to ``Stale``."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
+    (folder / "A.v").write_text(BASE)
+    (folder / "B.v").write_text(use)
+    return folder
+
+
 def run(folder: Path, log: Path, capsys: pytest.CaptureFixture[str]) -> str:
     capsys.readouterr()
     code = main(
@@ -37,11 +47,7 @@ def run(folder: Path, log: Path, capsys: pytest.CaptureFixture[str]) -> str:
 def test_a_proof_through_a_restated_lemma_is_rechecked_and_searched_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
-    (folder / "A.v").write_text(BASE)
-    (folder / "B.v").write_text(USE)
+    folder = two_files(tmp_path, USE)
     log = tmp_path / "asked.log"
     out = run(folder, log, capsys)
     assert "exact (base 3)" in out  # the dry run's diff
@@ -102,11 +108,7 @@ def test_a_hole_searched_again_for_an_edit_is_said(
 ) -> None:
     """A setting changed was said, an edit was not (audit 43-b: "searched again" with no
     word why after a comment was added to a file the holes load)."""
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
-    (folder / "A.v").write_text(BASE)
-    (folder / "B.v").write_text("From Stale Require Import A.\nLemma nope : Q 3.\nAdmitted.\n")
+    folder = two_files(tmp_path, "From Stale Require Import A.\nLemma nope : Q 3.\nAdmitted.\n")
     log = tmp_path / "asked.log"
     assert "searched again" not in run(folder, log, capsys)
     (folder / "A.v").write_text(BASE + "(* a comment *)\n")
@@ -122,11 +124,7 @@ def test_a_proof_dropped_for_an_edit_of_its_file_is_said(
     """A dry run's proof, then the student restates the lemma before `--write`: the proof
     is not reused (right), and now the run says so (audit 54: it only reappeared as
     "left Admitted")."""
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "_CoqProject").write_text("-R . Stale\nA.v\nB.v\n")
-    (folder / "A.v").write_text(BASE)
-    (folder / "B.v").write_text(USE)
+    folder = two_files(tmp_path, USE)
     log = tmp_path / "asked.log"
     assert "exact (base 3)" in run(folder, log, capsys)
     (folder / "B.v").write_text(USE.replace("P 3", "Q 3"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from proofsearch.env.coq.binders import top_level
 from proofsearch.generate.knn.prefixes import sentence_parts
 from proofsearch.project.statement_names import with_statement_names
 
@@ -105,18 +106,11 @@ def _without_intro_pattern(part: str) -> str | None:
     ``case: b``), or None: the step is not ``case``/``elim``/``apply``/``move/`` with a
     pattern after ``=>`` at the top level (audits 45 and 44 read such tails as odd where
     nothing needed them)."""
-    if not _SSR_HEAD.match(part):
+    arrow = top_level(part, "=>") if _SSR_HEAD.match(part) else -1
+    if arrow < 0:
         return None
-    depth = 0
-    for index, char in enumerate(part):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and part.startswith("=>", index):
-            head = part[:index].rstrip()
-            return head + "." if head and part.rstrip().endswith(".") else head or None
-    return None
+    head = part[:arrow].rstrip()
+    return head + "." if head and part.rstrip().endswith(".") else head or None
 
 
 def _fewer_premises(proof: list[str], index: int, test: Callable[[list[str]], bool]) -> list[str]:

@@ -33,9 +33,9 @@ class Statement:
     type: str
 
 
-def top_level(text: str, char: str, start: int = 0) -> int:
-    """The index of the first ``char`` outside brackets from ``start`` (-1: none); the
-    colon of ``:=`` does not count."""
+def top_level(text: str, token: str, start: int = 0) -> int:
+    """The index of the first ``token`` outside brackets from ``start`` (-1: none); the
+    colon of ``:=`` is no ``:``."""
     depth = 0
     for index in range(start, len(text)):
         c = text[index]
@@ -43,7 +43,11 @@ def top_level(text: str, char: str, start: int = 0) -> int:
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c == char and depth == 0 and not text.startswith(":=", index):
+        elif (
+            depth == 0
+            and text.startswith(token, index)
+            and not (token == ":" and text.startswith(":=", index))
+        ):
             return index
     return -1
 
