@@ -17,6 +17,7 @@ from typing import Any
 
 from proofsearch.cli.codes import EXIT_OK
 from proofsearch.cli.errors import CommandError, error_line
+from proofsearch.cli.export import prepare_out
 
 #: The file that marks an earlier ``pairs`` output (``--overwrite`` empties only those).
 SUMMARY = "summary.json"
@@ -94,25 +95,6 @@ def _held_out_theorems(paths: list[Path]) -> list[Any]:
     return theorems
 
 
-def _prepare_out(out: Path, overwrite: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise CommandError(f"--out {out}", "not a folder", "give a new or empty folder")
-    if not out.exists() or not any(out.iterdir()):
-        return
-    if not overwrite:
-        raise CommandError(
-            f"--out {out}", "the folder is not empty",
-            "give a new folder, or --overwrite to replace an earlier pairs output",
-        )  # fmt: skip
-    if not (out / SUMMARY).is_file():
-        raise CommandError(
-            f"--out {out}", f"not empty and not an earlier pairs output (no {SUMMARY})",
-            "give a new or empty folder",
-        )  # fmt: skip
-    for name in ("train.jsonl", "valid.jsonl", SUMMARY):
-        (out / name).unlink(missing_ok=True)
-
-
 def run_pairs(args: argparse.Namespace) -> int:
     from proofsearch.bench.pairs import (
         LeakRule,
@@ -141,7 +123,7 @@ def run_pairs(args: argparse.Namespace) -> int:
         print(error_line("bench pairs", f"held-out theorem {name} names no module or file: "
                          "no traced proof is its own"), file=sys.stderr)  # fmt: skip
     rule = LeakRule.of(held, traces, args.leave_out)
-    _prepare_out(args.out, args.overwrite)
+    prepare_out(args.out, args.overwrite, SUMMARY, "an earlier pairs output")
     args.out.mkdir(parents=True, exist_ok=True)
     with (
         (args.out / "train.jsonl").open("w", encoding="utf-8") as train,

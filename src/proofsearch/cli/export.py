@@ -64,9 +64,12 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def prepare_out(out: Path, overwrite: bool) -> None:
+def prepare_out(
+    out: Path, overwrite: bool, marker: str = INDEX, what: str = "an earlier export"
+) -> None:
     """Refuse a non-empty folder (stale files would sit among the new ones), unless
-    ``overwrite`` is given and it is an earlier export's, which is then emptied."""
+    ``overwrite`` is given and it is ``what`` (it holds ``marker``), which is then
+    emptied."""
     if out.exists() and not out.is_dir():
         raise CommandError(f"--out {out}", "not a folder", "give a new or empty folder")
     if not out.exists() or not any(out.iterdir()):
@@ -75,12 +78,12 @@ def prepare_out(out: Path, overwrite: bool) -> None:
         raise CommandError(
             f"--out {out}",
             "the folder is not empty",
-            "give a new folder, or --overwrite to replace an earlier export",
+            f"give a new folder, or --overwrite to replace {what}",
         )
-    if not (out / INDEX).is_file():
+    if not (out / marker).is_file():
         raise CommandError(
             f"--out {out}",
-            f"not empty and not an earlier export (no {INDEX})",
+            f"not empty and not {what} (no {marker})",
             "give a new or empty folder",
         )
     for entry in out.iterdir():
