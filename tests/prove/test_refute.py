@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from proofsearch.cli import main
-from proofsearch.project.refute import negation, scripts
+from proofsearch.project.refute import header_values, negation, scripts
 
 
 def test_the_negation_keeps_parameters_and_binders() -> None:
@@ -42,6 +42,20 @@ def test_values_follow_the_binders_types() -> None:
     assert "specialize (@H nat)" in implicit[1][1]
 
 
+def test_the_headers_own_types_give_values() -> None:
+    """A course's own `nat'` and `bool'` (audit 54's course): their constructors."""
+    header = (
+        "Inductive bool' : Type := | true' | false'.\n"
+        "(* Inductive fake := a | b. *)\n"
+        "Inductive nat' : Type :=\n  | O'\n  | S' (n : nat').\n"
+        "Inductive tree := leaf | node : tree -> tree -> tree.\n"
+    )
+    declared = header_values(header)
+    assert declared == {"bool'": ("true'", "false'"), "nat'": ("O'", "(S' O')"), "tree": ("leaf",)}
+    found = scripts("", "forall n : nat', plus' n O' = S' n", declared)
+    assert [values for values, _ in found[1:]] == [(("n", "O'"),), (("n", "(S' O')"),)]
+
+
 pytestmark = pytest.mark.usefixtures("cache")  # a cache of each test's own
 
 COURSE = """\
@@ -57,6 +71,12 @@ Proof.
 Admitted.
 
 Theorem bad_through_bad : forall n : nat, n + 1 = n + 2.
+Proof.
+Admitted.
+
+Inductive nat' : Type := O' | S' (n : nat').
+Fixpoint double' (n : nat') : nat' := match n with O' => O' | S' m => S' (S' (double' m)) end.
+Theorem double_grows : forall n : nat', double' n = S' n.
 Proof.
 Admitted.
 """
@@ -82,6 +102,7 @@ def test_false_exercises_are_said_false_and_stay_admitted(
     ) in out
     assert "left Admitted: C.v:5 wrong_sum: false as stated: it does not hold (its negation" in out
     assert "C.v:12 bad_through_bad: false as stated: it does not hold for n := 0" in out
+    assert "C.v:18 double_grows: false as stated: it does not hold for n := O'" in out
     assert "C.v:8 true_but_open: false as stated" not in out
     assert "C.v:8 true_but_open: no proof" in out
     assert (folder / "C.v").read_text() == COURSE  # nothing written for them

@@ -25,6 +25,7 @@ from typing import Any
 from proofsearch.env.base import Prover
 from proofsearch.env.coq.binders import leading_binders, statement_parts
 from proofsearch.env.coq.checker import check_proof
+from proofsearch.env.coq.sentences import SentenceError, blank_comments_and_strings
 from proofsearch.project.replay import Replay
 from proofsearch.theorem import Theorem
 
@@ -61,9 +62,50 @@ class Refutation:
         return f"false as stated: it does not hold{at} (its negation is proved: {self.proof})"
 
 
-def _values(kind: str | None) -> tuple[str, ...]:
+_INDUCTIVE = re.compile(
+    r"\bInductive\s+([A-Za-z_][\w']*)\s*(?::\s*(?:Type|Set)\s*)?:=(.*?)\.(?=\s|$)", re.S
+)
+
+
+def header_values(header: str) -> dict[str, tuple[str, ...]]:
+    """Values of the inductive types the header declares without parameters: a course's
+    ``Inductive nat' := O' | S' (n : nat')`` gives ``(O', (S' O'))``: each constant
+    constructor, then a constructor of one argument of the type applied to the first.
+    A type declared again (``Module NatPlayground. Inductive nat := …``) takes the last."""
+    try:
+        text = blank_comments_and_strings(header)
+    except SentenceError:
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for name, body in _INDUCTIVE.findall(text):
+        constants: list[str] = []
+        unary: list[str] = []
+        for part in (p.strip() for p in body.split("|")):
+            head = re.match(r"([A-Za-z_][\w']*)\s*(.*)$", part, re.S)
+            if head is None:
+                continue
+            rest = " ".join(head[2].split())
+            if rest in ("", f": {name}"):
+                constants.append(head[1])
+            elif rest in (f"({_ARG} : {name})", f": {name} -> {name}") or re.fullmatch(
+                rf"\(\s*{_ARG}\s*:\s*{re.escape(name)}\s*\)", rest
+            ):
+                unary.append(head[1])
+        values = constants[:2] + [f"({c} {constants[0]})" for c in unary[:1] if constants]
+        if values:
+            found[name] = tuple(values)
+    return found
+
+
+#: A constructor argument's name.
+_ARG = r"[A-Za-z_][\w']*"
+
+
+def _values(kind: str | None, declared: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     if kind is None:
         return ()
+    if kind in declared:  # the file's own type (a course's nat', or its own nat)
+        return declared[kind]
     if kind in VALUES:
         return VALUES[kind]
     if kind.startswith("list ") or kind == "list":
@@ -71,16 +113,19 @@ def _values(kind: str | None) -> tuple[str, ...]:
     return ()
 
 
-def scripts(params: str, kind: str) -> list[tuple[tuple[tuple[str, str], ...], str]]:
+def scripts(
+    params: str, kind: str, declared: dict[str, tuple[str, ...]] | None = None
+) -> list[tuple[tuple[tuple[str, str], ...], str]]:
     """The refutation scripts for ``~ (forall params, kind)``: (values, script), the
-    smaller values first. Binders whose type has no values here end the instantiation
-    (the ones before it are still tried)."""
+    smaller values first. Binders whose type has no values here (``declared``: the
+    header's own inductive types) end the instantiation (the ones before it are still
+    tried)."""
     binders = leading_binders(f"forall {params}, {kind}" if params else kind)
     # Implicit binders ({A}, [B]) take their values only through `@H`.
     head = "@H" if re.search(r"[{\[]", params) or re.match(r"\s*forall\s*[{\[]", kind) else "H"
     chosen: list[tuple[str, tuple[str, ...]]] = []
     for name, binder_type in binders:
-        values = _values(binder_type)
+        values = _values(binder_type, declared or {})
         if not values:
             break
         chosen.append((name, values))
@@ -124,7 +169,8 @@ def refute(
     theorem = Theorem(f"{record['name']}#refute", negated, str(record["header"]))
     deadline = time.monotonic() + budget
     with Replay(theorem, prover, timeout=min(2.0, budget)) as replay:
-        for values, script in scripts(parts.params, parts.type):
+        declared = header_values(str(record["header"]))
+        for values, script in scripts(parts.params, parts.type, declared):
             if time.monotonic() > deadline:
                 return None
             if replay.proves([script]):
