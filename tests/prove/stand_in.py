@@ -81,6 +81,8 @@ PROOFS: dict[str, str | tuple[str, ...]] = {
     "magic_val": "reflexivity",
     # tests/bench/test_presentation.py: a premise the proof does not need.
     "pres_le": "intros n m; eauto using Nat.le_refl, Nat.le_add_r",
+    # tests/prove/test_refute.py: through a false exercise.
+    "two_is_one": "apply bad",
 }
 
 

@@ -79,6 +79,10 @@ Fixpoint double' (n : nat') : nat' := match n with O' => O' | S' m => S' (S' (do
 Theorem double_grows : forall n : nat', double' n = S' n.
 Proof.
 Admitted.
+
+Example two_is_one : 1 + 1 = 1.
+Proof.
+Admitted.
 """
 
 
@@ -94,7 +98,7 @@ def test_false_exercises_are_said_false_and_stay_admitted(
     (folder / "C.v").write_text(COURSE)
     args = ["--generator", "tests.prove.stand_in:by_name", "--no-library-trace", "--quiet",
             "--timeout", "5", "--output", str(tmp_path / "r.jsonl")]  # fmt: skip
-    assert main(["prove", str(folder), *args, "--write"]) == 0
+    assert main(["prove", str(folder), *args, "--write", "--strict"]) == 0
     out = capsys.readouterr().out
     assert (
         "left Admitted: C.v:1 bad: false as stated: it does not hold for n := 0 (its negation "
@@ -104,7 +108,12 @@ def test_false_exercises_are_said_false_and_stay_admitted(
     assert "C.v:12 bad_through_bad: false as stated: it does not hold for n := 0" in out
     assert "C.v:18 double_grows: false as stated: it does not hold for n := O'" in out
     assert "C.v:8 true_but_open: false as stated" not in out
+    # Proved through the false one: said so where it rests on it (--strict: not written).
+    assert "C.v:22 two_is_one: --strict: rests on bad (false as stated), still Admitted" in out
     assert "C.v:8 true_but_open: no proof" in out
-    assert (folder / "C.v").read_text() == COURSE  # nothing written for them
+    assert (folder / "C.v").read_text() == COURSE  # nothing written for them (--strict)
+    assert main(["prove", str(folder), *args]) == 0  # a dry run, not strict
+    out = capsys.readouterr().out
+    assert "rests on Admitted: C.v:22 two_is_one uses bad (false as stated)" in out
     assert main(["prove", str(folder), *args, "--no-refute"]) == 0
     assert "false as stated" not in capsys.readouterr().out

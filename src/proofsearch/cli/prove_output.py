@@ -39,7 +39,7 @@ def write_back(
     """Decide, show and (``--write``) write the filled proofs. ``searched``: the holes
     this run searched (not kept from an earlier one): ``--write`` prints what it writes
     for those, which no earlier dry run showed (audit 49)."""
-    from proofsearch.project.outcome import decide
+    from proofsearch.project.outcome import decide, false_lemmas
     from proofsearch.project.patch import fill_text, unified_diff
     from proofsearch.project.writeback import ProjectBroken
 
@@ -137,10 +137,12 @@ def write_back(
                 "allows was accepted: check it is the one you mean"
             )
     print_not_searched(plan)
+    false = false_lemmas(plan, results)
     for hole, lemmas in outcome.resting.items():
+        named = [f"{name} (false as stated)" if name in false else name for name in lemmas]
         print(
             f"rests on Admitted: {hole.source.file}:{hole.line} {hole.qualid} uses "
-            f"{', '.join(lemmas)} (Print Assumptions); --strict leaves it Admitted"
+            f"{', '.join(named)} (Print Assumptions); --strict leaves it Admitted"
         )
     for file in sorted(set(refused)):
         print_error(

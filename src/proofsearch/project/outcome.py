@@ -62,6 +62,19 @@ def _final_axioms(
     return final
 
 
+def false_lemmas(plan: HolePlan, results: Mapping[str, dict[str, Any]]) -> set[str]:
+    """The names a proof resting on a hole shown false this run may print for it
+    (``bad``, ``Induction.bad``, ``LF.Induction.bad``): a proof through a false exercise
+    proves anything (audit 54's `two_is_one : 1 + 1 = 1` by `apply bad`)."""
+    names: set[str] = set()
+    for hole in plan.all_holes:
+        if (results.get(hole.name) or {}).get("refuted"):
+            parts = f"{hole.source.module}.{hole.qualid}".split(".")
+            qualid_parts = len(hole.qualid.split("."))
+            names |= {".".join(parts[i:]) for i in range(len(parts) - qualid_parts + 1)}
+    return names
+
+
 def why_left(hole: Hole, record: dict[str, Any] | None, unwritten: Iterable[str] = ()) -> str:
     """Why a hole searched whole stays ``Admitted``, as the user reads it. ``unwritten``:
     the values still to write (a data ``Definition`` or a ``Fixpoint`` left ``Admitted``):
@@ -265,8 +278,10 @@ def decide(
             resting = resting_on_admitted(final, accepted, still, requires)
             if not strict or not resting:
                 break
+            false = false_lemmas(plan, results)
             for hole, lemmas in resting.items():
-                outcome.left[hole] = f"--strict: rests on {', '.join(lemmas)}, still Admitted"
+                named = ", ".join(f"{n} (false as stated)" if n in false else n for n in lemmas)
+                outcome.left[hole] = f"--strict: rests on {named}, still Admitted"
             found = {h: p for h, p in accepted.items() if h not in resting}
         outcome.rebuild_seconds = scratch.seconds
     outcome.filled = accepted
