@@ -109,8 +109,9 @@ def test_list_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         FILES["Base.v"].replace("Proof.\nAdmitted.", "Proof.\nreflexivity.\nQed.")
     )
     assert prove(str(folder), "Base.v") == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "no proof ends in Admitted" in err
+    err = capsys.readouterr().err  # Base.v has none left; the other files have some
+    assert len(err.strip().splitlines()) == 1
+    assert "no proof of the files named ends in Admitted; 5 hole(s) are in the project's" in err
     # An Admitted proof that is not a hole is said, in --list and before "nothing to do".
     (folder / "Base.v").write_text(FILES["Base.v"] + "Fixpoint half (n : nat) : nat.\nAdmitted.\n")
     assert prove(str(folder), "Base.v", "--list") == 0
@@ -356,8 +357,8 @@ def test_admit_steps_are_searched_one_by_one(tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["both_admit1", "both_admit2"]
     assert (folder / "A.v").read_text() == ADMITS.replace(
         "  - admit.\n  - (* the second *) admit.\nAdmitted.\n",
-        "  - { revert n. intros m; lia. }\n"
-        "  - (* the second *) { revert n. intros m; reflexivity. }\nQed.\n",
+        "  - { revert n. intros n; lia. }\n"
+        "  - (* the second *) { revert n. intros n; reflexivity. }\nQed.\n",
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "A.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
@@ -384,7 +385,7 @@ def test_an_admit_under_the_files_printing_universes(tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["universes_admit1"]
     assert (folder / "U.v").read_text() == UNIVERSES.replace(
         "  - admit.\n  - exact I.\nAdmitted.\n",
-        "  - { revert A l. intros B m; rewrite app_nil_r; reflexivity. }\n  - exact I.\nQed.\n",
+        "  - { revert A l. intros A l; rewrite app_nil_r; reflexivity. }\n  - exact I.\nQed.\n",
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "U.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
@@ -417,7 +418,7 @@ def test_a_brace_left_open_is_closed(tmp_path: Path) -> None:
     folder, log = prove_one_file(tmp_path, "B.v", text)
     assert log.read_text().splitlines() == ["brace_rest1"]
     assert (folder / "B.v").read_text() == text.replace(
-        "  {\nAdmitted.\n", "  {\n  { revert n. intros m; reflexivity. }\n  }\nQed.\n"
+        "  {\nAdmitted.\n", "  {\n  { revert n. intros n; reflexivity. }\n  }\nQed.\n"
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "B.v"], cwd=folder, capture_output=True)
     assert done.returncode == 0, done.stderr
@@ -559,7 +560,7 @@ def test_a_file_in_ltac2s_proof_mode(tmp_path: Path) -> None:
         "Proof.\nAdmitted.\n", 'Proof.\n  Proof Mode "Classic".\n  intros n; lia.\nQed.\n'
     ).replace(
         "  - admit.\n  - reflexivity.\nAdmitted.\n",
-        '  - { Proof Mode "Classic". revert n. intros m; lia. Proof Mode "Ltac2". }\n'
+        '  - { Proof Mode "Classic". revert n. intros n; lia. Proof Mode "Ltac2". }\n'
         "  - reflexivity.\nQed.\n",
     )
     done = subprocess.run(["coqc", "-R", ".", "Adm", "L.v"], cwd=folder, capture_output=True)
@@ -594,7 +595,7 @@ def test_a_begun_proof_under_proof_using_keeps_the_section_free(tmp_path: Path) 
     folder, log = prove_one_file(tmp_path, "P.v", text)
     assert log.read_text().splitlines() == ["used_admit1"]
     assert (folder / "P.v").read_text() == text.replace(
-        "    - admit.\n  Admitted.\n", "    - { revert n. intros m; exact Hxy. }\n  Qed.\n"
+        "    - admit.\n  Admitted.\n", "    - { revert n. intros n; exact Hxy. }\n  Qed.\n"
     )
 
 
@@ -657,19 +658,19 @@ def test_a_proof_left_unfinished_is_continued_where_it_stopped(
     text = (folder / "P.v").read_text()
     expected = PARTIAL.replace(
         "  - simpl.\nAdmitted.\n\nLemma mixed",
-        "  - simpl.\n    { revert n IHn. intros m IH; rewrite IH; reflexivity. }\nQed.\n\n"
+        "  - simpl.\n    { revert n IHn. intros n IHn; rewrite IHn; reflexivity. }\nQed.\n\n"
         "Lemma mixed",
     )
     expected = expected.replace(
         "  - admit.\n  - simpl.\nAdmitted.\n",
-        "  - { revert n. intros m; lia. }\n  - simpl.\n    { revert n. intros m; reflexivity. }\n"
+        "  - { revert n. intros n; lia. }\n  - simpl.\n    { revert n. intros n; reflexivity. }\n"
         "Qed.\n",
     )
     expected = expected.replace(
-        "Proof.\n  intros n. split.\n  - simpl.\nAdmitted.\n", "Proof.\n  intros m; lia.\nQed.\n"
+        "Proof.\n  intros n. split.\n  - simpl.\nAdmitted.\n", "Proof.\n  intros n; lia.\nQed.\n"
     )
     expected = expected.replace(
-        "  intros n. destruct n.\nAdmitted.\n", "  intros m; reflexivity.\nQed.\n"
+        "  intros n. destruct n.\nAdmitted.\n", "  intros n; reflexivity.\nQed.\n"
     )
     assert text == expected
     # The user is told which holes' tactics the written proofs drop, and only those.
@@ -697,11 +698,12 @@ def test_a_proof_resting_on_an_admitted_lemma(
     args = [str(folder), "--generator", STAND_IN, "--output", str(tmp_path / "r.jsonl")]
     assert prove(*args, "--strict", "--write") == 0
     out = capsys.readouterr().out
-    assert "left Admitted: A.v:4 uses_ax: --strict: rests on ax, still Admitted" in out
+    # ax is false as stated (n := 0), and said so where a proof rests on it.
+    assert "left Admitted: A.v:4 uses_ax: --strict: rests on ax (false as stated), still" in out
     assert (folder / "A.v").read_text() == text
     assert prove(*args, "--write") == 0
     out = capsys.readouterr().out
-    assert "rests on Admitted: A.v:4 uses_ax uses ax (Print Assumptions)" in out
+    assert "rests on Admitted: A.v:4 uses_ax uses ax (false as stated) (Print Assumptions)" in out
     # The table counts it apart (audit 54: a false exercise proves anything).
     assert "of them on Admitted" in out
     rows = [line.split("│") for line in out.splitlines() if line.lstrip("│ ").startswith("A.v")]
