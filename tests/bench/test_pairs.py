@@ -60,7 +60,9 @@ def test_after_leaves_out_the_proof_later_lemmas_and_requiring_modules(
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["left_out_steps"], summary["left_out_lemmas"]) == (5, 4)
     assert summary["held_out_found"] == 1 and summary["held_out_without_steps"] == []
-    assert "most steps (5 of 7) come after a held-out lemma" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "most steps (5 of 7) come after a held-out lemma" in said.err
+    assert "from 2 of the traces' 3 modules" in said.out  # Lib.A and Lib.Other
 
 
 def test_proof_leaves_out_only_its_own_proof(tmp_path: Path) -> None:
@@ -103,6 +105,11 @@ def test_bad_input_is_one_line_before_anything_is_written(
     out = tmp_path / "out"
     unknown = _held_out(tmp_path / "held.jsonl", {**ZERO_R, "module": "Lib.Nowhere"})
     argv = ["bench", "pairs", "--index", str(trace), "--out", str(out), "--held-out"]
+    # A held-out theorem its traces cannot place at all (verification 56: exit 0, nothing
+    # left out, the evaluation set unprotected).
+    unplaced = _held_out(tmp_path / "new.jsonl", {"name": "n", "statement": "Lemma n : True."})
+    assert main([*argv, str(unplaced)]) == 2
+    assert "theorem n names no module or file (1 such)" in capsys.readouterr().err
     assert main([*argv, str(unknown)]) == 2
     assert f"{unknown}:1: theorem A.v:zero_r: field 'module': 'Lib.Nowhere' is not in" in (
         capsys.readouterr().err

@@ -181,6 +181,8 @@ class PairCounts:
     #: Trace names of held-out lemmas whose own proof steps were found (and left out).
     held_found: set[str] = field(default_factory=set)
     modules: int = 0
+    #: The modules at least one pair was written from.
+    modules_written: set[str] = field(default_factory=set)
 
     def summary(self) -> dict[str, object]:
         return {
@@ -189,6 +191,7 @@ class PairCounts:
             "left_out_lemmas": len(self.lemmas_left_out),
             "held_out_found": len(self.held_found),
             "modules": self.modules,
+            "modules_written": len(self.modules_written),
         }
 
 
@@ -224,6 +227,7 @@ def write_pairs(
             split = split_of(seed, step, split_by, valid)
             outputs[split].write(json.dumps(pair(step), ensure_ascii=False) + "\n")
             counts.written[split] += 1
+            counts.modules_written.add(step.module)
         if progress is not None:
             progress(done, len(modules))
     return counts

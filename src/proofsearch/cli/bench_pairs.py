@@ -119,9 +119,13 @@ def run_pairs(args: argparse.Namespace) -> int:
         raise CommandError(
             "--held-out", str(exc), "give the traces the lemmas come from (--index)"
         ) from None
-    for name in held.unplaced:
-        print(error_line("bench pairs", f"held-out theorem {name} names no module or file: "
-                         "no traced proof is its own"), file=sys.stderr)  # fmt: skip
+    if held.unplaced:  # its proof cannot be told among the traces': nothing to leave out
+        raise CommandError(
+            "--held-out",
+            f"theorem {held.unplaced[0]} names no module or file ({len(held.unplaced)} such)",
+            "give each held-out theorem its 'module' and 'line' (bench extract-coq writes "
+            "them), so that its proof can be left out",
+        )
     rule = LeakRule.of(held, traces, args.leave_out)
     prepare_out(args.out, args.overwrite, SUMMARY, "an earlier pairs output")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -159,8 +163,9 @@ def run_pairs(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
     print(
         f"wrote {written['train']} train and {written['valid']} valid pairs from "
-        f"{counts.modules} modules to {args.out}; left out {counts.left_out} steps of "
-        f"{len(counts.lemmas_left_out)} lemmas ({args.leave_out} {len(theorems)} held-out "
-        f"theorems); took {time.monotonic() - start:.0f} s"
+        f"{len(counts.modules_written)} of the traces' {counts.modules} modules to {args.out}; "
+        f"left out {counts.left_out} steps of {len(counts.lemmas_left_out)} lemmas "
+        f"(--leave-out {args.leave_out}, {len(theorems)} held-out theorem(s)); took "
+        f"{time.monotonic() - start:.0f} s"
     )
     return EXIT_OK
