@@ -106,3 +106,13 @@ def test_the_statement_names_its_variables() -> None:
     asked: list[list[str]] = []
     assert trimmed(taken, lambda c: bool(asked.append(c)) or c == taken, statement) == taken
     assert all(c[0] != "intros b c" for c in asked)
+
+
+def test_a_naming_pattern_the_proof_does_not_need_is_left_out() -> None:
+    """`induction b as [|b IHn]` on a type with no recursive case: Coq warned of the
+    unused `IHn` in the written file (verification 56); kept where the names are used."""
+    proof = ["intros b c", "revert c; induction b as [|b IHn]; intro c; destruct c; trivial"]
+    bare = ["intros b c", "revert c; induction b; intro c; destruct c; trivial"]
+    assert trimmed(proof, lambda c: c in (proof, bare)) == bare
+    used = ["induction n as [|n IHn]", "reflexivity", "simpl; rewrite IHn; reflexivity"]
+    assert trimmed(used, lambda c: c == used) == used

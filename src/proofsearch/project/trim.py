@@ -70,6 +70,7 @@ def trimmed(
     if not current:
         return current
     current = _shorter_last(current, test)
+    current = _without_unused_patterns(current, test)
     if current[-1].strip() in _CONSTRUCTOR_STEPS and test([*current[:-1], "reflexivity"]):
         current = [*current[:-1], "reflexivity"]
     renamed = with_statement_names(current, statement) if statement else None
@@ -98,6 +99,23 @@ def _shorter_last(proof: list[str], test: Callable[[list[str]], bool]) -> list[s
         candidate = [*proof[:-1], closing + kept]
         if test(candidate):
             return candidate
+    return proof
+
+
+#: An ``as [..|..]`` naming pattern of ``induction``/``destruct`` (no brackets inside).
+_AS_PATTERN = re.compile(r"(\b(?:induction|destruct)\s+[\w']+)\s+as\s+\[[^\[\]]*\]")
+
+
+def _without_unused_patterns(proof: list[str], test: Callable[[list[str]], bool]) -> list[str]:
+    """Each step without the ``as [|n IHn]`` patterns its proof does not need: a
+    neighbour's ``induction n as [|n IHn]`` on a type with no recursive case (a course's
+    ``bool'``) made Coq warn "Unused introduction patterns: IHn" (verification 56)."""
+    for index, step in enumerate(proof):
+        bare = _AS_PATTERN.sub(r"\1", step)
+        if bare != step:
+            candidate = [*proof[:index], bare, *proof[index + 1 :]]
+            if test(candidate):
+                proof = candidate
     return proof
 
 
