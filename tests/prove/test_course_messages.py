@@ -92,6 +92,11 @@ def test_the_summary_keeps_what_earlier_runs_filled_in_other_files(
     assert earlier["earlier"] is True and earlier["written"] is True
     assert [item["name"] for item in earlier["filled"]] == ["zero_zero"]
     assert "earlier" not in summary["files"]["B.v"] and summary["files"]["B.v"]["written"] is False
+    # B.v, searched again, keeps the proof the first run wrote into it (verification 56).
+    assert [(i["name"], i.get("earlier")) for i in summary["files"]["B.v"]["filled"]] == [
+        ("top_twice", True)
+    ]
     markdown = prove_markdown([SimpleNamespace(path=results, name="r")])
     assert "### `A.v`: 1 filled, 0 left (an earlier run's: written)" in markdown
-    assert "### `B.v`: 0 filled, 1 left\n" in markdown
+    assert "### `B.v`: 1 filled, 1 left\n" in markdown
+    assert "- `top_twice` (line 1) (written by an earlier run; its line then):" in markdown

@@ -311,26 +311,49 @@ def _save(
     for entry in files.values():
         entry["written"] = written
     path = output.with_name(output.name + ".prove.json")
+    earlier = _earlier_summary(path)
+    _keep_written_before(files, earlier)
     record = {
         "written": written,
-        "files": {**_earlier_files(path, plan, project_files), **files},
+        "files": {**_earlier_files(earlier, plan, project_files), **files},
         "seconds": {**clock, "wall": wall},
     }
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
-def _earlier_files(path: Path, plan: HolePlan, project_files: set[str]) -> dict[str, Any]:
+def _earlier_summary(path: Path) -> dict[str, Any]:
+    """The files of the summary an earlier run wrote ({} when there is none)."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return earlier if isinstance(earlier, dict) else {}
+
+
+def _keep_written_before(files: dict[str, dict[str, Any]], earlier: dict[str, Any]) -> None:
+    """The proofs an earlier ``--write`` put into a file this run searched again: they
+    are no holes now, so this run's entry alone lost them (verification 56: a course's
+    file listed only the hole left). Added to its ``filled``, marked ``earlier``."""
+    for file, entry in files.items():
+        before = earlier.get(file)
+        if not isinstance(before, dict) or not before.get("written"):
+            continue
+        names = {item["name"] for key in ("filled", "left") for item in entry[key]}
+        entry["filled"] += [
+            {**item, "earlier": True}
+            for item in before.get("filled", [])
+            if isinstance(item, dict) and item.get("name") not in names
+        ]
+
+
+def _earlier_files(
+    earlier: dict[str, Any], plan: HolePlan, project_files: set[str]
+) -> dict[str, Any]:
     """The files an earlier run's summary has and this run's selection has not (``prove
     course/Logic.v`` after a run over the whole course, or files whose holes a
     ``--write`` filled): kept, marked ``earlier``, so that the summary (and ``proofsearch
     report``) still says what was filled there (audit 54: a teacher grading saw only the
     last run's file). A file no longer in the project is dropped."""
-    try:
-        earlier = json.loads(path.read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
-        return {}
-    if not isinstance(earlier, dict):
-        return {}
     selected = {hole.source.file for hole in plan.selected}
     selected |= {skipped.source.file for skipped in plan.not_searched}
     return {

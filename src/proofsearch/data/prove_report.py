@@ -29,6 +29,10 @@ def _sentence(tactic: str) -> str:
     return tactic if tactic.rstrip().endswith(("}", ".")) else f"{tactic}."
 
 
+#: A proof an earlier run wrote into a file this run searched again (its line then).
+EARLIER_ITEM = " (written by an earlier run; its line then)"
+
+
 def _when(entry: dict[str, Any]) -> str:
     """A file's entry from an earlier run than the summary's (one that selected other
     files): said, with whether that run wrote its proofs."""
@@ -55,6 +59,7 @@ def prove_markdown(runs: Sequence[Any]) -> str:
                 note = ""
                 if item.get("rests_on_admitted"):
                     note = f" (rests on Admitted: {', '.join(item['rests_on_admitted'])})"
+                note += EARLIER_ITEM if item.get("earlier") else ""
                 parts.append(f"\n- `{item['name']}` (line {item['line']}){note}:\n")
                 parts.append("\n  ```coq\n" + "".join(f"  {_sentence(t)}\n" for t in item["proof"]))
                 parts.append("  ```\n")
@@ -87,8 +92,9 @@ def prove_html(runs: Sequence[Any]) -> str:
             )
             for item in filled:
                 proof = html.escape("\n".join(_sentence(t) for t in item["proof"]))
+                note = html.escape(EARLIER_ITEM) if item.get("earlier") else ""
                 parts.append(
-                    f"<li><code>{html.escape(item['name'])}</code> (line {item['line']})"
+                    f"<li><code>{html.escape(item['name'])}</code> (line {item['line']}){note}"
                     f"<pre>{proof}</pre></li>"
                 )
             for item in left:
