@@ -463,10 +463,9 @@ def _search(
         args.generator = default_generator("coq", indexes)
     if args.generator in INDEXED_GENERATORS | MODEL_GENERATORS:
         args.index = indexes  # the project's and libraries' traces, then --index
+    prover_opts = project_prover_options(args, project)
+    prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
     try:
-        prover_opts = prover_options(args)
-        prover_opts["args"] = list(project.args)
-        prover_opts.setdefault("check_timeout", default_check_timeout(args.timeout))
         gen_options = generator_options(args)
     except ValueError as exc:
         raise Stop(str(exc), EXIT_USAGE) from None
@@ -567,11 +566,7 @@ def _present(
     from proofsearch.project.written_proofs import Presentation, present_found
 
     timeout = args.check_timeout or default_check_timeout(args.timeout)
-    try:
-        prover_opts = prover_options(args)
-    except ValueError as exc:
-        raise Stop(str(exc), EXIT_USAGE) from None
-    prover_opts["args"] = list(project.args)
+    prover_opts = project_prover_options(args, project)
     how = Presentation(
         coqc=args.coqc, args=list(project.args), timeout=timeout, prover_options=prover_opts,
         short_names=not args.full_names, bullets=not args.flat_proofs,
@@ -581,6 +576,17 @@ def _present(
     }
     jobs = args.trace_jobs or os.cpu_count() or 1
     return present_found(records, theorems, results, cache, how, jobs)
+
+
+def project_prover_options(args: argparse.Namespace, project: Project) -> dict[str, Any]:
+    """The prover options of the command line, with the project's Coq arguments (one
+    place for the search, the presentation and the refutation)."""
+    try:
+        options: dict[str, Any] = prover_options(args)
+    except ValueError as exc:
+        raise Stop(str(exc), EXIT_USAGE) from None
+    options["args"] = list(project.args)
+    return options
 
 
 #: Seconds a hole left open gets to be shown false (:mod:`proofsearch.project.refute`).
@@ -602,9 +608,7 @@ def _refute(
 
     def prover() -> Any:
         if not opened:
-            options = prover_options(args)
-            options["args"] = list(project.args)
-            opened.append(make_prover("coq", options))
+            opened.append(make_prover("coq", project_prover_options(args, project)))
         return opened[0]
 
     check = {
